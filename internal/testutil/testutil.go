@@ -1,0 +1,292 @@
+// Package testutil starts real redis-server and redis-sentinel processes for
+// tests, on ports the kernel picks, and stops them by PID in t.Cleanup.
+//
+// Nothing here sleeps for a fixed time: readiness is awaited by polling the
+// process's port with a deadline, and every helper fails the test with a
+// clear message (including the process's log) when a process does not come
+// up.
+package testutil
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TB is the subset of testing.TB the helpers need; it lets benchmarks and
+// tests share them.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+}
+
+var _ TB = (*testing.T)(nil)
+
+// portMu serialises FreePort so that two tests of one process do not get the
+// same port between the close of the probe listener and the server's bind.
+var (
+	portMu    sync.Mutex
+	portsUsed = map[int]bool{}
+)
+
+// FreePort returns a TCP port on 127.0.0.1 that the kernel reported free and
+// that this process has not handed out before. redis-sentinel refuses port 0,
+// so tests that start it need a concrete port.
+func FreePort(t TB) int {
+	t.Helper()
+	portMu.Lock()
+	defer portMu.Unlock()
+	for i := 0; i < 100; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("testutil: listen for a free port: %v", err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !portsUsed[p] {
+			portsUsed[p] = true
+			return p
+		}
+	}
+	t.Fatalf("testutil: no fresh free port after 100 tries")
+	return 0
+}
+
+// Binary returns the path of a Redis binary (redis-server, redis-sentinel,
+// redis-cli, redis-benchmark), failing the test when it is not installed.
+func Binary(t TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("testutil: %s not found on PATH; run `make deps` (apt-get install redis-server redis-sentinel redis-tools)", name)
+	}
+	return p
+}
+
+// Process is a started redis-server or redis-sentinel.
+type Process struct {
+	Name    string // "redis-server" or "redis-sentinel"
+	Port    int
+	Dir     string // working directory (holds the config and log)
+	Conf    string // absolute path of the config file
+	LogFile string // absolute path of the log file
+	cmd     *exec.Cmd
+	done    chan struct{}
+	mu      sync.Mutex
+	exited  bool
+}
+
+// Addr returns "127.0.0.1:<port>".
+func (p *Process) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)) }
+
+// PID returns the process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Kill sends SIGKILL and waits for the process to exit.
+func (p *Process) Kill() {
+	p.signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Stop sends SIGSTOP (the process stays alive but answers nothing).
+func (p *Process) Stop() { p.signal(syscall.SIGSTOP) }
+
+// Cont sends SIGCONT to a stopped process.
+func (p *Process) Cont() { p.signal(syscall.SIGCONT) }
+
+// Term sends SIGTERM and waits for the process to exit.
+func (p *Process) Term() {
+	p.signal(syscall.SIGTERM)
+	<-p.done
+}
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Done is closed when the process exits.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+func (p *Process) signal(sig syscall.Signal) {
+	if p.Exited() {
+		return
+	}
+	_ = p.cmd.Process.Signal(sig)
+}
+
+// Log returns the process's log file contents (for failure messages).
+func (p *Process) Log() string {
+	b, _ := os.ReadFile(p.LogFile)
+	return string(b)
+}
+
+// StartRedis starts a redis-server on a free loopback port with persistence
+// off. Extra lines are appended to its config (e.g. "replicaof 127.0.0.1 6379",
+// "replica-priority 0", "requirepass x"). The server is killed in t.Cleanup.
+func StartRedis(t TB, extra ...string) *Process {
+	t.Helper()
+	return StartRedisOnPort(t, FreePort(t), extra...)
+}
+
+// StartRedisOnPort is StartRedis on a given port (used to restart a killed
+// master on its old address).
+func StartRedisOnPort(t TB, port int, extra ...string) *Process {
+	t.Helper()
+	dir, err := os.MkdirTemp(t.TempDir(), "redis-"+strconv.Itoa(port)+"-")
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	lines := []string{
+		"port " + strconv.Itoa(port),
+		"bind 127.0.0.1",
+		"save \"\"",
+		"appendonly no",
+		"protected-mode no",
+		"dir " + quote(dir),
+		"logfile " + quote(filepath.Join(dir, "redis.log")),
+		"repl-diskless-sync yes",
+		"repl-diskless-sync-delay 0",
+		"repl-ping-replica-period 1",
+	}
+	lines = append(lines, extra...)
+	conf := filepath.Join(dir, "redis.conf")
+	writeFile(t, conf, strings.Join(lines, "\n")+"\n")
+	p := start(t, "redis-server", Binary(t, "redis-server"), []string{conf}, dir, port)
+	p.LogFile = filepath.Join(dir, "redis.log")
+	p.Conf = conf
+	return p
+}
+
+// StartSentinel starts the real redis-sentinel with the given config body
+// (a "port N" line is prepended). The config file lives in a fresh temp dir
+// and is rewritten by the sentinel as usual. It is killed in t.Cleanup.
+func StartSentinel(t TB, body string) *Process {
+	t.Helper()
+	port := FreePort(t)
+	dir, err := os.MkdirTemp(t.TempDir(), "sentinel-"+strconv.Itoa(port)+"-")
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	conf := filepath.Join(dir, "sentinel.conf")
+	log := filepath.Join(dir, "sentinel.log")
+	writeFile(t, conf, fmt.Sprintf("port %d\nbind 127.0.0.1\nlogfile %s\n%s\n", port, quote(log), body))
+	return StartSentinelConf(t, Binary(t, "redis-sentinel"), conf, port, log)
+}
+
+// StartSentinelConf starts a sentinel binary (real redis-sentinel or
+// gosentinel) on an existing config file that already names port. logFile is
+// only used for failure messages.
+func StartSentinelConf(t TB, bin, conf string, port int, logFile string) *Process {
+	t.Helper()
+	dir := filepath.Dir(conf)
+	p := start(t, filepath.Base(bin), bin, []string{conf}, dir, port)
+	p.Conf = conf
+	p.LogFile = logFile
+	return p
+}
+
+func start(t TB, name, bin string, args []string, dir string, port int) *Process {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout = nil
+	stderr, err := os.Create(filepath.Join(dir, "stderr.txt"))
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	cmd.Stderr = stderr
+	// Own process group, so that a test binary killed by a timeout does not
+	// leave the server behind with our terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		stderr.Close()
+		t.Fatalf("testutil: start %s: %v", bin, err)
+	}
+	stderr.Close()
+	p := &Process{Name: name, Port: port, Dir: dir, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.signal(syscall.SIGCONT)
+		p.signal(syscall.SIGKILL)
+		<-p.done
+	})
+	if err := WaitPing(p.Addr(), 10*time.Second, p.done); err != nil {
+		se, _ := os.ReadFile(filepath.Join(dir, "stderr.txt"))
+		t.Fatalf("testutil: %s on port %d not ready: %v\nstderr: %s\nlog: %s", name, port, err, se, p.Log())
+	}
+	return p
+}
+
+// ErrExited is returned by WaitPing when the process exited while waiting.
+var ErrExited = errors.New("process exited")
+
+// WaitPing polls addr with an inline PING until it answers +PONG, the
+// deadline passes, or done is closed.
+func WaitPing(addr string, timeout time.Duration, done <-chan struct{}) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return ErrExited
+		default:
+		}
+		if last = Ping(addr); last == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond) // poll interval: there is no readiness event to await
+	}
+	return fmt.Errorf("no PONG from %s within %v: %w", addr, timeout, last)
+}
+
+// Ping sends an inline PING and expects +PONG.
+func Ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return fmt.Errorf("unexpected reply %q", strings.TrimSpace(line))
+	}
+	return nil
+}
+
+func writeFile(t TB, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+}
+
+func quote(s string) string { return strconv.Quote(s) }
