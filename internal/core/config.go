@@ -1,0 +1,105 @@
+package core
+
+// Addr is the address of an instance. Host is the name as given (a literal
+// IP or, with resolve-hostnames, a hostname); IP is the resolved address,
+// equal to Host for literal IPs and "" when a hostname is not resolved yet
+// (the runtime resolves it again on every reconnect). Two addresses are
+// equal when the ports match and either the IPs or the hostnames
+// (case-insensitively) match (sentinelAddrEqualsHostname).
+type Addr struct {
+	Host string
+	IP   string
+	Port int
+}
+
+// Auth is the credential sent with AUTH as the first command of a new
+// connection; an empty Pass means no AUTH.
+type Auth struct {
+	User string
+	Pass string
+}
+
+// Rename is one rename-command mapping of a master (also applied to its
+// replicas and to the sentinels watching it).
+type Rename struct {
+	From string
+	To   string
+}
+
+// KnownSentinel is a `known-sentinel` line: another sentinel of a master.
+type KnownSentinel struct {
+	Addr  Addr
+	RunID string
+}
+
+// MasterConfig is everything sentinel.conf holds about one master: the
+// `sentinel monitor` line and every per-master directive, plus the state
+// Sentinel persists (epochs, known replicas and sentinels).
+type MasterConfig struct {
+	Name   string
+	Addr   Addr
+	Quorum int
+
+	DownAfter                   Millis // 0 means Timing.DefaultDownAfter
+	FailoverTimeout             Millis // 0 means Timing.DefaultFailoverTimeout
+	ParallelSyncs               int    // 0 means DefaultParallelSyncs
+	MasterRebootDownAfterPeriod Millis
+
+	NotificationScript   string
+	ClientReconfigScript string
+	AuthUser             string
+	AuthPass             string
+	RenameCommands       []Rename
+
+	// ConfigEpoch is the epoch of the failover that produced Addr.
+	ConfigEpoch uint64
+	// LeaderEpoch is the epoch of our last vote for this master; Leader is
+	// the run id we voted for (not in sentinel.conf; kept so a restarted
+	// gosentinel never votes twice in one epoch even if it loses the
+	// leader name: with an empty Leader the vote still counts as given).
+	LeaderEpoch uint64
+	Leader      string
+
+	KnownReplicas  []Addr
+	KnownSentinels []KnownSentinel
+}
+
+// State is the part of a sentinel's configuration that Sentinel itself
+// writes to sentinel.conf: the complete snapshot carried by [Persist], and
+// the starting point of [Config].
+type State struct {
+	MyID                string // 40 hex chars; "" on first start (New generates one)
+	CurrentEpoch        uint64
+	AnnounceIP          string
+	AnnouncePort        int
+	AnnounceHostnames   bool
+	ResolveHostnames    bool
+	DenyScriptsReconfig bool // sentinel.conf default is yes: the runtime must set it
+	SentinelUser        string
+	SentinelPass        string
+	Masters             []MasterConfig
+}
+
+// Config is everything the algorithm needs from sentinel.conf and the
+// command line. The runtime converts internal/config's model into it (core
+// never imports internal/config).
+type Config struct {
+	State
+	// Port is the port announced in hello messages when AnnouncePort is 0
+	// (the TLS port when tls-replication is on).
+	Port int
+	// RequirePass is this sentinel's requirepass, used as the outgoing
+	// password to other sentinels when SentinelPass is empty.
+	RequirePass string
+	// Timing holds the timers; the zero value means DefaultTiming().
+	Timing Timing
+	// Executable reports whether a script path exists and is executable
+	// (access(X_OK)); used by SENTINEL SET notification-script and
+	// client-reconfig-script. Nil accepts every path.
+	Executable func(path string) bool
+	// ResolveIP, if set, resolves a hostname to an IP for MONITOR and
+	// replicas announced by name when ResolveHostnames is on. It is the
+	// only I/O the core may trigger synchronously; nil leaves the IP empty
+	// and lets the runtime resolve at dial time.
+	ResolveIP func(host string) (ip string, ok bool)
+}

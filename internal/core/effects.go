@@ -1,0 +1,134 @@
+package core
+
+// Role is the kind of instance a link talks to.
+type Role uint8
+
+// Instance roles.
+const (
+	RoleMaster Role = iota + 1
+	RoleReplica
+	RoleSentinel
+)
+
+// String returns "master", "slave" or "sentinel", the instance type names
+// of Sentinel events.
+func (r Role) String() string {
+	switch r {
+	case RoleMaster:
+		return "master"
+	case RoleReplica:
+		return "slave"
+	case RoleSentinel:
+		return "sentinel"
+	}
+	return "unknown"
+}
+
+// Level is the log level of an [Emit] or [Log].
+type Level uint8
+
+// Log levels, as in redis.conf loglevel.
+const (
+	LevelDebug Level = iota + 1
+	LevelVerbose
+	LevelNotice
+	LevelWarning
+)
+
+// Effect is an output of [Sentinel.Step], executed in order by the runtime.
+type Effect interface{ isEffect() }
+
+// Connect asks the runtime to dial Addr (resolving Addr.Host first when
+// Addr.IP is empty) and report [LinkConnected] or [LinkClosed] for Conn.
+// The core then sends the handshake (AUTH, CLIENT SETNAME, PING or
+// SUBSCRIBE) itself. Role tells the runtime which TLS/auth setup applies.
+type Connect struct {
+	Link LinkID
+	Conn ConnID
+	Type ConnType
+	Role Role
+	Addr Addr
+}
+
+// Close asks the runtime to close a connection. Nothing more is reported
+// for it.
+type Close struct {
+	Link LinkID
+	Conn ConnID
+}
+
+// Send asks the runtime to write a command on a connection. Args are final
+// (command names already mapped through rename-command). The runtime
+// reports the answer as a [Reply] with the same Tag. For the SUBSCRIBE of a
+// pub/sub connection, the Reply is the subscription confirmation (or the
+// error); later messages arrive as [Message] events.
+type Send struct {
+	Link LinkID
+	Conn ConnID
+	Tag  Tag
+	Args []string
+}
+
+// Emit is a Sentinel event (reference §10): log "<Type> <Msg>" at Level,
+// and publish Msg on the channel named Type to the sentinel's subscribers
+// unless Level is LevelDebug. Notification scripts are already handled by
+// the core ([RunScript]).
+type Emit struct {
+	Type  string
+	Msg   string
+	Level Level
+}
+
+// Log is a log line that is not an event (e.g. "<runid> voted for <leader>
+// <epoch>"); it is never published.
+type Log struct {
+	Level Level
+	Msg   string
+}
+
+// Persist asks the runtime to write State to the generated part of
+// sentinel.conf (atomically, fsynced) and report [PersistDone] with Seq.
+// Seq increases with every Persist. See "Persist before reveal" in the
+// package doc.
+type Persist struct {
+	Seq   uint64
+	State State
+}
+
+// Respond is the reply to the [Request] with the same ID.
+type Respond struct {
+	ID    uint64
+	Value Value
+}
+
+// RunScript asks the runtime to fork/exec Path with Args (argv[1:]) without
+// a shell, and report [ScriptStarted] then [ScriptDone] with ID.
+type RunScript struct {
+	ID   uint64
+	Path string
+	Args []string
+}
+
+// KillScript asks the runtime to SIGKILL a running script (it ran longer
+// than Timing.ScriptMaxRuntime); its ScriptDone follows.
+type KillScript struct {
+	ID  uint64
+	PID int
+}
+
+// Exit asks the runtime to terminate the process with Code (SENTINEL
+// SIMULATE-FAILURE crash-after-election / crash-after-promotion: 99).
+type Exit struct {
+	Code int
+}
+
+func (Connect) isEffect()    {}
+func (Close) isEffect()      {}
+func (Send) isEffect()       {}
+func (Emit) isEffect()       {}
+func (Log) isEffect()        {}
+func (Persist) isEffect()    {}
+func (Respond) isEffect()    {}
+func (RunScript) isEffect()  {}
+func (KillScript) isEffect() {}
+func (Exit) isEffect()       {}
