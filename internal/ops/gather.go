@@ -22,14 +22,14 @@ type SentinelView struct {
 // MasterView is one sentinel's view of one master.
 type MasterView struct {
 	Name       string              `json:"name"`
-	Master     map[string]string   `json:"master"`              // SENTINEL MASTER map
-	Replicas   []map[string]string `json:"replicas"`            // SENTINEL REPLICAS maps
-	Sentinels  []map[string]string `json:"sentinels"`           // SENTINEL SENTINELS maps (the others)
-	CKQuorum   string              `json:"ckquorum"`            // CKQUORUM reply or error text
-	CKQuorumOK bool                `json:"ckquorum_ok"`         // CKQUORUM answered +OK
-	Error      string              `json:"error,omitempty"`     // set when this master could not be read
-	Unknown    bool                `json:"unknown,omitempty"`   // the sentinel does not monitor this name
-	AddrByName string              `json:"addr_by_name"`        // GET-MASTER-ADDR-BY-NAME as ip:port
+	Master     map[string]string   `json:"master"`            // SENTINEL MASTER map
+	Replicas   []map[string]string `json:"replicas"`          // SENTINEL REPLICAS maps
+	Sentinels  []map[string]string `json:"sentinels"`         // SENTINEL SENTINELS maps (the others)
+	CKQuorum   string              `json:"ckquorum"`          // CKQUORUM reply or error text
+	CKQuorumOK bool                `json:"ckquorum_ok"`       // CKQUORUM answered +OK
+	Error      string              `json:"error,omitempty"`   // set when this master could not be read
+	Unknown    bool                `json:"unknown,omitempty"` // the sentinel does not monitor this name
+	AddrByName string              `json:"addr_by_name"`      // GET-MASTER-ADDR-BY-NAME as ip:port
 }
 
 // Gather asks every sentinel in o for its view of master name (all masters
