@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Liveness (L1–L4) is checked in the healed phase by a small driver that
+// polls the true state every livePoll ms:
+//
+//	converge: all faults healed; wait for L1 (one agreed master, replicas
+//	          following it) until convergeBound.
+//	failover: (optional) kill the agreed master when an eligible replica
+//	          exists; the sentinels must agree on another one before
+//	          failoverBound (L2).
+//	demote:   restart the old master; it must end up a replica of the new
+//	          one before demoteBound (L3).
+//	quiet:    no new epoch (election) for quietWindow, and L1 still holds
+//	          at the end (L4). Then the run stops.
+const livePoll = 100
+
+// Liveness phases.
+const (
+	phaseConverge = iota
+	phaseFailover
+	phaseDemote
+	phaseQuiet
+	phaseDone
+)
+
+type liveState struct {
+	phase    int
+	deadline int64
+	killed   *instance
+	epoch    uint64 // highest current epoch when the quiet window started
+}
+
+// Bounds of the liveness phases, derived from the options.
+func (o Options) convergeBound() int64 {
+	return o.Timing.TiltPeriod + 5*o.FailoverTimeout + 6*o.DownAfter
+}
+
+func (o Options) failoverBound() int64 {
+	return 2*o.FailoverTimeout + 3*(o.DownAfter+o.Timing.ElectionTimeout+o.FailoverTimeout)
+}
+
+func (o Options) demoteBound() int64 {
+	return o.LoadingTime + o.FailoverTimeout + 8*o.Timing.PublishPeriod + 3*o.Timing.InfoPeriod + 3000
+}
+
+func (o Options) quietWindow() int64 { return 2*o.FailoverTimeout + o.DownAfter }
+
+// scheduleHeal arms the healed phase.
+func (w *World) scheduleHeal() {
+	w.sch.at(w.opt.healStart(), func() {
+		w.healAll()
+		w.live = liveState{phase: phaseConverge, deadline: w.sch.now + w.opt.convergeBound()}
+		w.sch.after(livePoll, w.livePoll)
+	})
+}
+
+// livePoll advances the liveness driver.
+func (w *World) livePoll() {
+	now := w.sch.now
+	l := &w.live
+	ok, why := w.converged(l.killed)
+	switch l.phase {
+	case phaseConverge:
+		if ok {
+			if w.opt.KillMasterAfterHeal && w.eligibleReplica() {
+				m := w.agreedMaster()
+				w.tracef("liveness: converged; killing master %s", m.addr.IP)
+				w.crashInstance(m)
+				l.killed, l.phase, l.deadline = m, phaseFailover, now+w.opt.failoverBound()
+			} else {
+				w.startQuiet()
+			}
+		} else if now > l.deadline {
+			w.violate("L1", nil, "no convergence %dms after healing: %s\n%s", w.opt.convergeBound(), why, w.stateDump())
+			return
+		}
+	case phaseFailover:
+		if ok {
+			w.tracef("liveness: failover done; restarting old master %s", l.killed.addr.IP)
+			w.restartInstance(l.killed)
+			l.killed, l.phase, l.deadline = nil, phaseDemote, now+w.opt.demoteBound()
+		} else if now > l.deadline {
+			w.violate("L2", nil, "no failover %dms after the master died with a majority and an eligible replica up: %s\n%s",
+				w.opt.failoverBound(), why, w.stateDump())
+			return
+		}
+	case phaseDemote:
+		if ok {
+			w.startQuiet()
+		} else if now > l.deadline {
+			w.violate("L3", nil, "returning old master not demoted within %dms: %s\n%s", w.opt.demoteBound(), why, w.stateDump())
+			return
+		}
+	case phaseQuiet:
+		if e := w.maxEpoch(); e != l.epoch {
+			w.violate("L4", nil, "new election (epoch %d -> %d) after convergence in a healthy network\n%s", l.epoch, e, w.stateDump())
+			return
+		}
+		if now >= l.deadline {
+			if !ok {
+				w.violate("L1", nil, "convergence lost in a healthy network: %s\n%s", why, w.stateDump())
+				return
+			}
+			l.phase = phaseDone
+			return
+		}
+	default:
+		return
+	}
+	w.sch.after(livePoll, w.livePoll)
+}
+
+func (w *World) startQuiet() {
+	w.tracef("liveness: converged; quiet window of %dms", w.opt.quietWindow())
+	w.live.phase = phaseQuiet
+	w.live.deadline = w.sch.now + w.opt.quietWindow()
+	w.live.epoch = w.maxEpoch()
+}
+
+// maxEpoch is the highest current epoch among running sentinels.
+func (w *World) maxEpoch() uint64 {
+	var e uint64
+	for _, s := range w.sent {
+		if s.up && s.core != nil && s.core.CurrentEpoch() > e {
+			e = s.core.CurrentEpoch()
+		}
+	}
+	return e
+}
+
+// agreedMaster is the instance at the address all sentinels agree on.
+func (w *World) agreedMaster() *instance {
+	v, ok := view(w.sent[0])
+	if !ok {
+		return nil
+	}
+	if id := w.lookup(v.Addr); id >= 0 && id < len(w.inst) {
+		return w.inst[id]
+	}
+	return nil
+}
+
+// eligibleReplica reports whether a running replica with priority ≠ 0
+// follows the agreed master.
+func (w *World) eligibleReplica() bool {
+	m := w.agreedMaster()
+	if m == nil {
+		return false
+	}
+	for _, r := range w.inst {
+		if r != m && r.up && r.priority != 0 && r.isReplicaOf(m.addr) && r.linkUp {
+			return true
+		}
+	}
+	return false
+}
+
+// converged is L1: every sentinel is up, out of failover, and agrees on
+// one address and config epoch; that instance is a running master; every
+// other running instance (except the one killed on purpose) replicates
+// from it with its link up.
+func (w *World) converged(skip *instance) (bool, string) {
+	var first *sentinel
+	for _, s := range w.sent {
+		v, ok := view(s)
+		if !s.up || !ok {
+			return false, fmt.Sprintf("sentinel %d is down", s.id)
+		}
+		if v.FailoverState != 0 {
+			return false, fmt.Sprintf("sentinel %d is in failover state %s", s.id, v.FailoverState)
+		}
+		if first == nil {
+			first = s
+			continue
+		}
+		f, _ := view(first)
+		if !sameAddr(f.Addr, v.Addr) || f.ConfigEpoch != v.ConfigEpoch {
+			return false, fmt.Sprintf("sentinels disagree: s%d says %s@%d, s%d says %s@%d",
+				first.id, fmtAddr(f.Addr), f.ConfigEpoch, s.id, fmtAddr(v.Addr), v.ConfigEpoch)
+		}
+	}
+	m := w.agreedMaster()
+	if m == nil || m == skip || !m.up || m.role != roleMaster {
+		return false, "the agreed master is not a running master"
+	}
+	for _, r := range w.inst {
+		if r == m || r == skip || !r.up {
+			continue
+		}
+		if !r.isReplicaOf(m.addr) || !r.linkUp {
+			return false, fmt.Sprintf("%s is %s of %s:%d (link up %v), not following %s",
+				r.addr.IP, r.role, r.masterHost, r.masterPort, r.linkUp, m.addr.IP)
+		}
+	}
+	return true, ""
+}
+
+// stateDump renders the true state and every sentinel's view.
+func (w *World) stateDump() string {
+	var b strings.Builder
+	for _, in := range w.inst {
+		fmt.Fprintf(&b, "  redis %s up=%v paused=%v role=%s", in.addr.IP, in.up, in.paused, in.role)
+		if in.role == roleSlave {
+			fmt.Fprintf(&b, " of %s:%d link=%v", in.masterHost, in.masterPort, in.linkUp)
+		}
+		fmt.Fprintf(&b, " prio=%d offset=%d\n", in.priority, in.offset)
+	}
+	for _, s := range w.sent {
+		v, ok := view(s)
+		if !s.up || !ok {
+			fmt.Fprintf(&b, "  sentinel %d down\n", s.id)
+			continue
+		}
+		fmt.Fprintf(&b, "  sentinel %d epoch=%d master=%s config-epoch=%d failover=%s tilt=%v sdown=%v odown=%v leader=%s@%d replicas=%d sentinels=%d\n",
+			s.id, s.core.CurrentEpoch(), fmtAddr(v.Addr), v.ConfigEpoch, v.FailoverState, s.core.InTilt(),
+			v.SDown, v.ODown, short(v.Leader), v.LeaderEpoch, len(v.Replicas), len(v.Sentinels))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

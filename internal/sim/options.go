@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// MasterName is the name every simulated sentinel monitors.
+const MasterName = "mymaster"
+
+// FaultWeights sets how often each kind of fault is drawn in the fault
+// phase (relative weights; 0 disables a kind).
+type FaultWeights struct {
+	InstanceCrash  int // kill -9 a redis-server, restart it later
+	InstancePause  int // SIGSTOP a redis-server, SIGCONT later
+	SentinelCrash  int // kill -9 a sentinel, restart from its config file
+	Partition      int // symmetric partition of a random group of nodes
+	AsymPartition  int // one-way loss between two nodes
+	ConnReset      int // reset one established connection
+	ClockStall     int // a sentinel's timer fires late (→ TILT)
+	ClockJump      int // a sentinel's clock jumps forward or backward
+	PersistFailure int // a window where a sentinel's config writes fail
+}
+
+// Options is everything a seed expands into. Printing it (String) is the
+// first part of a replay.
+type Options struct {
+	Seed uint64
+
+	Sentinels int // 3 or 5
+	Quorum    int
+	Replicas  int   // 1–3
+	Priority  []int // slave-priority of each replica (0 = never promote)
+	Announced []bool
+	// PreconfiguredPeers writes known-sentinel lines in every initial
+	// config; otherwise sentinels discover each other through hello.
+	PreconfiguredPeers bool
+
+	Timing          core.Timing
+	DownAfter       int64
+	FailoverTimeout int64
+	ParallelSyncs   int
+
+	TickMin, TickMax       int64 // sentinel timer period jitter (real: 50–100)
+	LatencyMin, LatencyMax int64 // one-way network latency
+	PersistMin, PersistMax int64 // config write + fsync time
+	LoadingTime            int64 // -LOADING after a redis-server restart
+	ReplRate               int64 // replication offset growth, bytes per ms
+	ReplTimeout            int64 // replica drops a silent master link after this
+
+	Warmup     int64 // fault-free start
+	FaultPhase int64 // faults are injected during this phase
+	FaultGap   int64 // mean gap between faults
+	Faults     FaultWeights
+	// KillMasterAfterHeal kills the master once the system has healed
+	// and brings it back later: exercises L2 (failover completes) and L3
+	// (returning old master demoted).
+	KillMasterAfterHeal bool
+	HealPhase           int64 // fault-free phase at the end; liveness is checked at its end
+}
+
+// NewOptions expands a seed into options. The same seed always gives the
+// same options.
+func NewOptions(seed uint64) Options {
+	r := rand.New(rand.NewPCG(seed, 0x5e57_1e1))
+	o := Options{Seed: seed}
+	if r.IntN(3) == 0 {
+		o.Sentinels = 5
+	} else {
+		o.Sentinels = 3
+	}
+	maj := o.Sentinels/2 + 1
+	o.Quorum = 1 + r.IntN(o.Sentinels) // 1..N: quorum below majority is legal and interesting
+	if r.IntN(2) == 0 {
+		o.Quorum = maj
+	}
+	o.Replicas = 1 + r.IntN(3)
+	prios := []int{0, 1, 10, 100, 100}
+	nonzero := false
+	for i := 0; i < o.Replicas; i++ {
+		p := prios[r.IntN(len(prios))]
+		nonzero = nonzero || p != 0
+		o.Priority = append(o.Priority, p)
+		o.Announced = append(o.Announced, r.IntN(6) != 0)
+	}
+	if !nonzero && r.IntN(4) != 0 {
+		o.Priority[r.IntN(o.Replicas)] = 100
+	}
+	o.PreconfiguredPeers = r.IntN(3) != 0
+
+	o.Timing = core.DefaultTiming()
+	o.Timing.PingPeriod = 250 + 50*int64(r.IntN(4))
+	o.Timing.InfoPeriod = 1000
+	o.Timing.AskPeriod = 300
+	o.Timing.PublishPeriod = 500
+	o.Timing.TiltTrigger = 2000
+	o.Timing.TiltPeriod = 3000
+	o.Timing.SlaveReconfTimeout = 2000
+	o.Timing.MinLinkReconnectPeriod = 3000
+	o.Timing.ElectionTimeout = 2000
+	o.DownAfter = 800 + 100*int64(r.IntN(8))
+	o.FailoverTimeout = 3000 + 500*int64(r.IntN(5))
+	o.Timing.DefaultDownAfter = o.DownAfter
+	o.Timing.DefaultFailoverTimeout = o.FailoverTimeout
+	o.ParallelSyncs = 1 + r.IntN(2)
+
+	o.TickMin, o.TickMax = 50, 100
+	o.LatencyMin = 1 + int64(r.IntN(3))
+	o.LatencyMax = o.LatencyMin + 5 + int64(r.IntN(40))
+	o.PersistMin = 1 + int64(r.IntN(3))
+	o.PersistMax = o.PersistMin + int64(r.IntN(30))
+	o.LoadingTime = 100 + int64(r.IntN(1500))
+	o.ReplRate = 1 + int64(r.IntN(20))
+	o.ReplTimeout = 2000
+
+	o.Warmup = 2500
+	o.FaultPhase = 8000 + 1000*int64(r.IntN(8))
+	o.FaultGap = 300 + 100*int64(r.IntN(10))
+	w := &o.Faults
+	for _, p := range []*int{&w.InstanceCrash, &w.InstancePause, &w.SentinelCrash, &w.Partition,
+		&w.AsymPartition, &w.ConnReset, &w.ClockStall, &w.ClockJump, &w.PersistFailure} {
+		if r.IntN(4) != 0 {
+			*p = 1 + r.IntN(5)
+		}
+	}
+	w.InstanceCrash += 2 // the master dying is the interesting case
+	o.KillMasterAfterHeal = r.IntN(2) == 0
+	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
+	// a failover, and fix-slave-config (failover-timeout after a change).
+	o.HealPhase = o.convergeBound() + o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
+	return o
+}
+
+// String prints the options, one field per line, as part of a replay.
+func (o Options) String() string {
+	var b strings.Builder
+	f := func(k string, v any) { fmt.Fprintf(&b, "  %-20s %v\n", k, v) }
+	fmt.Fprintf(&b, "options for seed %d:\n", o.Seed)
+	f("sentinels", o.Sentinels)
+	f("quorum", o.Quorum)
+	f("replicas", o.Replicas)
+	f("priorities", o.Priority)
+	f("announced", o.Announced)
+	f("preconfigured-peers", o.PreconfiguredPeers)
+	t := o.Timing
+	f("ping/info/ask/pub", fmt.Sprintf("%d/%d/%d/%d", t.PingPeriod, t.InfoPeriod, t.AskPeriod, t.PublishPeriod))
+	f("tilt trigger/period", fmt.Sprintf("%d/%d", t.TiltTrigger, t.TiltPeriod))
+	f("election-timeout", t.ElectionTimeout)
+	f("slave-reconf-timeout", t.SlaveReconfTimeout)
+	f("min-link-reconnect", t.MinLinkReconnectPeriod)
+	f("down-after", o.DownAfter)
+	f("failover-timeout", o.FailoverTimeout)
+	f("parallel-syncs", o.ParallelSyncs)
+	f("tick", fmt.Sprintf("%d..%d", o.TickMin, o.TickMax))
+	f("latency", fmt.Sprintf("%d..%d", o.LatencyMin, o.LatencyMax))
+	f("persist", fmt.Sprintf("%d..%d", o.PersistMin, o.PersistMax))
+	f("loading", o.LoadingTime)
+	f("repl rate/timeout", fmt.Sprintf("%d/%d", o.ReplRate, o.ReplTimeout))
+	f("phases", fmt.Sprintf("warmup %d, faults %d (mean gap %d), heal %d", o.Warmup, o.FaultPhase, o.FaultGap, o.HealPhase))
+	f("fault weights", fmt.Sprintf("%+v", o.Faults))
+	f("kill-master-on-heal", o.KillMasterAfterHeal)
+	return b.String()
+}
+
+// healStart is the virtual time at which faults stop.
+func (o Options) healStart() int64 { return o.Warmup + o.FaultPhase }
+
+// end is the virtual time at which the run stops.
+func (o Options) end() int64 { return o.healStart() + o.HealPhase }

@@ -1,0 +1,278 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// ErrDiskFull is the PersistDone error of an injected config write failure.
+var ErrDiskFull = errors.New("sim: config write failed (injected)")
+
+// sentinel is one simulated gosentinel process: a core, its config file
+// and its connections.
+type sentinel struct {
+	id   int // 0..N-1
+	node int // node id (after the instances)
+	addr core.Addr
+
+	up   bool
+	inc  int // incarnation: bumped by every crash, stale events are dropped
+	core *core.Sentinel
+
+	disk       core.State // the config file: last completed Persist
+	diskFailTo int64      // config writes fail until this time
+
+	conns   map[core.ConnID]*conn // connections this sentinel dialed
+	reqs    map[uint64]reqRoute   // requests handed to the core, by ID
+	nextReq uint64
+
+	stallTo  int64        // process stalled (timer late) until this time
+	inbox    []core.Event // events that arrived during a stall
+	clockOff int64        // local clock = virtual time + clockOff
+	lastTick int64        // local time of the last Tick
+
+	startedAt int64         // virtual time of the last start
+	chk       sentinelCheck // invariant bookkeeping
+}
+
+// reqRoute says where the Respond of a Request goes.
+type reqRoute struct {
+	c    *conn
+	s    *slot
+	args []string
+}
+
+func (s *sentinel) local(now int64) int64 { return now + s.clockOff }
+
+// newCore builds a core from the sentinel's config file.
+func (w *World) newCore(s *sentinel) error {
+	cfg := core.Config{State: cloneState(s.disk), Port: s.addr.Port, Timing: w.opt.Timing}
+	rng := rand.New(rand.NewPCG(w.opt.Seed, uint64(s.id)<<32|uint64(s.inc)))
+	c, err := core.New(cfg, rng)
+	if err != nil {
+		return fmt.Errorf("sentinel %d: %w", s.id, err)
+	}
+	s.core = c
+	return nil
+}
+
+// startSentinel (re)starts the process of s from its config file.
+func (w *World) startSentinel(s *sentinel) {
+	s.inc++
+	s.up = true
+	s.conns = map[core.ConnID]*conn{}
+	s.reqs = map[uint64]reqRoute{}
+	s.inbox = nil
+	s.stallTo = 0
+	s.startedAt = w.sch.now
+	if err := w.newCore(s); err != nil {
+		w.violate("BOOT", s, "%v", err)
+		s.up = false
+		return
+	}
+	w.chk.restarted(w, s)
+	w.tracef("sentinel %d starts (incarnation %d, epoch on disk %d)", s.id, s.inc, s.disk.CurrentEpoch)
+	s.lastTick = s.local(w.sch.now)
+	w.step(s, core.Tick{})
+	w.scheduleTick(s)
+}
+
+// crashSentinel kills s: in-flight persists and every connection are lost.
+func (w *World) crashSentinel(s *sentinel) {
+	if !s.up {
+		return
+	}
+	w.tracef("sentinel %d crashes", s.id)
+	w.chk.crashed(w, s)
+	s.up = false
+	s.core = nil
+	s.inc++
+	w.resetConnsOf(s.node)
+}
+
+// scheduleTick arms the next timer event of s.
+func (w *World) scheduleTick(s *sentinel) {
+	inc := s.inc
+	d := w.opt.TickMin + w.rng.Int64N(w.opt.TickMax-w.opt.TickMin+1)
+	w.sch.after(d, func() {
+		if s.inc != inc || !s.up {
+			return
+		}
+		w.toSentinel(s, inc, core.Tick{})
+		w.scheduleTick(s)
+	})
+}
+
+// toSentinel delivers an event to incarnation inc of s.
+func (w *World) toSentinel(s *sentinel, inc int, ev core.Event) {
+	if s.inc != inc || !s.up {
+		return
+	}
+	if w.sch.now < s.stallTo {
+		if _, tick := ev.(core.Tick); !tick {
+			s.inbox = append(s.inbox, ev)
+		}
+		return
+	}
+	w.step(s, ev)
+}
+
+// unstall delivers the events queued during a stall.
+func (w *World) unstall(s *sentinel, inc int) {
+	if s.inc != inc || !s.up {
+		return
+	}
+	s.stallTo = 0
+	w.step(s, core.Tick{})
+	for len(s.inbox) > 0 && s.up && s.inc == inc {
+		ev := s.inbox[0]
+		s.inbox = s.inbox[1:]
+		w.step(s, ev)
+	}
+}
+
+// step feeds one event to the core of s, checks the invariants and
+// executes the effects in order.
+func (w *World) step(s *sentinel, ev core.Event) {
+	now := s.local(w.sch.now)
+	if _, ok := ev.(core.Tick); ok {
+		s.lastTick = now
+	}
+	w.steps++
+	effects := s.core.Step(now, ev)
+	if w.trace != nil {
+		w.tracef("s%d <- %s", s.id, describeEvent(ev))
+	}
+	inc := s.inc
+	for _, e := range effects {
+		if s.inc != inc || !s.up {
+			return // an Exit effect crashed the process
+		}
+		if w.trace != nil {
+			w.tracef("s%d -> %s", s.id, describeEffect(e))
+		}
+		w.chk.effect(w, s, e)
+		w.execEffect(s, e)
+	}
+	if s.up && s.inc == inc {
+		w.chk.afterStep(w, s)
+	}
+}
+
+// execEffect runs one effect.
+func (w *World) execEffect(s *sentinel, e core.Effect) {
+	switch e := e.(type) {
+	case core.Connect:
+		w.dial(s, e)
+	case core.Close:
+		if c := s.conns[e.Conn]; c != nil {
+			w.dropConn(c)
+		}
+	case core.Send:
+		w.send(s, e)
+	case core.Persist:
+		w.persist(s, e)
+	case core.Respond:
+		if r, ok := s.reqs[e.ID]; ok {
+			delete(s.reqs, e.ID)
+			r.s.done, r.s.val = true, e.Value
+			w.flushSlots(r.c)
+		}
+	case core.RunScript:
+		inc := s.inc
+		w.sch.after(1, func() {
+			w.toSentinel(s, inc, core.ScriptDone{ID: e.ID, StartErr: errors.New("sim: scripts are not simulated")})
+		})
+	case core.Exit:
+		w.crashSentinel(s)
+		w.scheduleRestart(s)
+	}
+}
+
+// persist writes a snapshot to the config file after a delay; a crash in
+// between loses it; an injected disk failure reports an error.
+func (w *World) persist(s *sentinel, e core.Persist) {
+	inc := s.inc
+	st := cloneState(e.State)
+	d := w.opt.PersistMin + w.rng.Int64N(w.opt.PersistMax-w.opt.PersistMin+1)
+	fail := w.sch.now < s.diskFailTo && w.rng.IntN(2) == 0
+	w.sch.after(d, func() {
+		if s.inc != inc || !s.up {
+			return
+		}
+		if fail || w.sch.now < s.diskFailTo && w.rng.IntN(3) == 0 {
+			w.toSentinel(s, inc, core.PersistDone{Seq: e.Seq, Err: ErrDiskFull})
+			return
+		}
+		s.disk = st
+		w.chk.persisted(w, s, st)
+		w.toSentinel(s, inc, core.PersistDone{Seq: e.Seq})
+	})
+}
+
+// serveSentinel handles a command arriving on a peer's connection to s.
+func (w *World) serveSentinel(s *sentinel, c *conn, tag core.Tag, args []string) {
+	if !s.up {
+		return
+	}
+	sl := &slot{tag: tag}
+	c.slots = append(c.slots, sl)
+	cmd := ""
+	if len(args) > 0 {
+		cmd = strings.ToUpper(args[0])
+	}
+	switch cmd {
+	case "PING":
+		sl.done, sl.val = true, core.Status("PONG")
+	case "CLIENT":
+		sl.done, sl.val = true, core.Status("OK")
+	case "AUTH":
+		sl.done, sl.val = true, core.ErrorValue("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+	case "SENTINEL", "PUBLISH", "ROLE":
+		s.nextReq++
+		id := s.nextReq
+		s.reqs[id] = reqRoute{c: c, s: sl, args: args}
+		w.toSentinel(s, s.inc, core.Request{ID: id, Client: uint64(c.owner.id), Args: args})
+		return
+	default:
+		sl.done, sl.val = true, core.ErrorValue(fmt.Sprintf("ERR unknown command '%s', with args beginning with: ", cmd))
+	}
+	w.flushSlots(c)
+}
+
+// flushSlots sends the replies that are ready, in request order.
+func (w *World) flushSlots(c *conn) {
+	for len(c.slots) > 0 && c.slots[0].done {
+		sl := c.slots[0]
+		c.slots = c.slots[1:]
+		w.reply(c, sl.tag, sl.val)
+	}
+}
+
+// scheduleRestart brings s back after a while.
+func (w *World) scheduleRestart(s *sentinel) {
+	d := 200 + w.rng.Int64N(3*w.opt.DownAfter)
+	w.sch.after(d, func() {
+		if !s.up && w.sch.now < w.opt.end() {
+			w.startSentinel(s)
+		}
+	})
+}
+
+// cloneState deep-copies a core.State so later mutations by the core
+// cannot change what the simulator recorded.
+func cloneState(st core.State) core.State {
+	out := st
+	out.Masters = make([]core.MasterConfig, len(st.Masters))
+	for i, m := range st.Masters {
+		m.RenameCommands = append([]core.Rename(nil), m.RenameCommands...)
+		m.KnownReplicas = append([]core.Addr(nil), m.KnownReplicas...)
+		m.KnownSentinels = append([]core.KnownSentinel(nil), m.KnownSentinels...)
+		out.Masters[i] = m
+	}
+	return out
+}

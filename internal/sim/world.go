@@ -1,0 +1,251 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// replTickPeriod is how often the replication model advances.
+const replTickPeriod = 50
+
+// World is one simulation run: the modelled instances, the sentinels, the
+// network and the invariant checker, driven by one event queue.
+type World struct {
+	opt Options
+	sch scheduler
+	rng *rand.Rand
+
+	inst  []*instance
+	sent  []*sentinel
+	conns []*conn
+	// blocked[a][b]: packets from node a to node b are held (partition).
+	blocked [][]bool
+	cuts    [][]int // overlapping partitions per direction
+
+	trace *strings.Builder // nil unless tracing
+	chk   checker
+	live  liveState
+	steps int
+
+	// netDisturbed is, per node, the last time a partition, connection
+	// reset, stall or clock jump touched it (S6 judges only calm nodes).
+	netDisturbed []int64
+}
+
+// Result is the outcome of one seed.
+type Result struct {
+	Seed       uint64
+	Options    Options
+	Failovers  int // completed failovers (distinct +switch-master epochs)
+	Violations []Violation
+	Steps      int    // core Steps executed
+	Trace      string // full event trace (only with tracing on)
+}
+
+// Violation is a broken invariant.
+type Violation struct {
+	Seed      uint64
+	Time      int64  // virtual ms
+	Invariant string // S1..S9, L1..L4
+	Sentinel  int    // -1 when not about one sentinel
+	Detail    string
+}
+
+// String renders a violation on one line.
+func (v Violation) String() string {
+	who := ""
+	if v.Sentinel >= 0 {
+		who = fmt.Sprintf(" sentinel %d", v.Sentinel)
+	}
+	return fmt.Sprintf("seed %d: %s violated at %dms%s: %s", v.Seed, v.Invariant, v.Time, who, v.Detail)
+}
+
+// Run simulates one seed. With trace set, the Result carries the full
+// event trace.
+func Run(seed uint64, trace bool) Result {
+	return RunOptions(NewOptions(seed), trace)
+}
+
+// RunOptions simulates explicit options (tests use it to pin a scenario).
+func RunOptions(o Options, trace bool) Result {
+	w := newWorld(o, trace)
+	w.run()
+	res := Result{
+		Seed:       o.Seed,
+		Options:    o,
+		Failovers:  w.chk.failovers(),
+		Violations: w.chk.violations,
+		Steps:      w.steps,
+	}
+	if w.trace != nil {
+		res.Trace = w.trace.String()
+	}
+	return res
+}
+
+// newWorld builds the instances and sentinels of o.
+func newWorld(o Options, trace bool) *World {
+	w := &World{opt: o, rng: rand.New(rand.NewPCG(o.Seed, 0xfa_17))}
+	if trace {
+		w.trace = &strings.Builder{}
+	}
+	w.chk.init(o)
+	m := 1 + o.Replicas
+	for i := 0; i < m; i++ {
+		in := &instance{
+			id:        i,
+			addr:      core.Addr{Host: fmt.Sprintf("10.0.0.%d", i+1), IP: fmt.Sprintf("10.0.0.%d", i+1), Port: 6379},
+			up:        true,
+			runID:     w.runID(),
+			role:      roleMaster,
+			priority:  100,
+			announced: true,
+		}
+		if i > 0 {
+			in.role, in.masterHost, in.masterPort = roleSlave, w.inst0Addr().IP, 6379
+			in.priority, in.announced = o.Priority[i-1], o.Announced[i-1]
+		}
+		in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+		w.inst = append(w.inst, in)
+	}
+	for j := 0; j < o.Sentinels; j++ {
+		s := &sentinel{
+			id:   j,
+			node: m + j,
+			addr: core.Addr{Host: fmt.Sprintf("10.0.1.%d", j+1), IP: fmt.Sprintf("10.0.1.%d", j+1), Port: 26379},
+		}
+		w.sent = append(w.sent, s)
+	}
+	ids := make([]string, o.Sentinels)
+	for j := range ids {
+		ids[j] = w.runID()
+	}
+	for j, s := range w.sent {
+		mc := core.MasterConfig{Name: MasterName, Addr: w.inst[0].addr, Quorum: o.Quorum,
+			DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+		if o.PreconfiguredPeers {
+			for k, p := range w.sent {
+				if k != j {
+					mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: ids[k]})
+				}
+			}
+		}
+		s.disk = core.State{MyID: ids[j], DenyScriptsReconfig: true, Masters: []core.MasterConfig{mc}}
+	}
+	n := m + o.Sentinels
+	w.blocked = make([][]bool, n)
+	w.cuts = make([][]int, n)
+	w.netDisturbed = make([]int64, n)
+	for i := range w.blocked {
+		w.blocked[i] = make([]bool, n)
+		w.cuts[i] = make([]int, n)
+	}
+	return w
+}
+
+func (w *World) inst0Addr() core.Addr { return w.inst[0].addr }
+
+// runID draws a 40-hex-char run id.
+func (w *World) runID() string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 40)
+	for i := range b {
+		b[i] = hex[w.rng.IntN(16)]
+	}
+	return string(b)
+}
+
+// run executes the whole scenario.
+func (w *World) run() {
+	for _, s := range w.sent {
+		s := s
+		w.sch.after(w.rng.Int64N(100), func() { w.startSentinel(s) })
+	}
+	w.sch.after(replTickPeriod, w.replTick)
+	w.scheduleFaults()
+	w.scheduleHeal()
+	end := w.opt.end()
+	for {
+		fn, ok := w.sch.next(end)
+		if !ok {
+			break
+		}
+		fn()
+		if len(w.chk.violations) > 0 || w.live.phase == phaseDone {
+			return // the first violation is the interesting one
+		}
+	}
+	if w.live.phase != phaseDone {
+		w.violate("L1", nil, "run ended in liveness phase %d\n%s", w.live.phase, w.stateDump())
+	}
+}
+
+// tracef appends a line to the trace (when tracing).
+func (w *World) tracef(format string, a ...any) {
+	if w.trace == nil {
+		return
+	}
+	fmt.Fprintf(w.trace, "%7d ", w.sch.now)
+	fmt.Fprintf(w.trace, format, a...)
+	w.trace.WriteByte('\n')
+}
+
+// violate records a violation.
+func (w *World) violate(inv string, s *sentinel, format string, a ...any) {
+	id := -1
+	if s != nil {
+		id = s.id
+	}
+	v := Violation{Seed: w.opt.Seed, Time: w.sch.now, Invariant: inv, Sentinel: id, Detail: fmt.Sprintf(format, a...)}
+	w.chk.violations = append(w.chk.violations, v)
+	w.tracef("VIOLATION %s", v)
+}
+
+// replTick advances replication: offsets grow on masters, replica links go
+// up (after a sync) and down (master gone, partitioned or silent).
+func (w *World) replTick() {
+	now := w.sch.now
+	for _, in := range w.inst {
+		if !in.up || in.paused || in.role != roleMaster || in.loading(now) {
+			continue
+		}
+		in.offset += w.opt.ReplRate * replTickPeriod
+	}
+	for _, in := range w.inst {
+		if !in.up || in.paused || in.role != roleSlave {
+			continue
+		}
+		src := w.upstream(in)
+		ok := src != nil && !in.loading(now) && !w.blocked[src.id][in.id] && !w.blocked[in.id][src.id] &&
+			(!src.paused || now-src.pausedSince < w.opt.ReplTimeout)
+		switch {
+		case in.linkUp && !ok:
+			in.linkUp, in.downSince = false, now
+		case in.linkUp:
+			if src.offset > in.offset {
+				in.offset = src.offset
+			}
+		case !ok:
+			in.syncUntil = 0
+		case in.syncUntil == 0:
+			in.syncUntil = now + 100 + w.rng.Int64N(400)
+		case now >= in.syncUntil && !src.paused && !src.loading(now):
+			in.linkUp, in.syncUntil = true, 0
+			in.offset = src.offset
+		}
+	}
+	w.sch.after(replTickPeriod, w.replTick)
+}
+
+// upstream returns the running instance in replicates from, if any.
+func (w *World) upstream(in *instance) *instance {
+	for _, src := range w.inst {
+		if src != in && src.up && src.addr.IP == in.masterHost && src.addr.Port == in.masterPort {
+			return src
+		}
+	}
+	return nil
+}
