@@ -1,0 +1,144 @@
+package client
+
+import (
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// trackedConn is a data connection handed to go-redis. It remembers the
+// address generation it was opened for; once the client moves to a new
+// master the connection becomes stale and refuses to write (before any byte
+// leaves), so no command reaches the old node after the switch. Read errors
+// invalidate the resolver's cache so the next connection re-resolves.
+type trackedConn struct {
+	net.Conn
+	r    *resolver
+	gen  uint64
+	addr string
+
+	stale   atomic.Bool
+	reading atomic.Int32 // Reads in progress
+	busy    atomic.Bool  // a command was written and its reply not yet read
+	closeMu sync.Mutex
+	closed  bool
+}
+
+// staleError is ErrStaleConnection as a net.Error, so that go-redis treats
+// the connection as broken and drops it.
+type staleError struct{}
+
+func (staleError) Error() string   { return ErrStaleConnection.Error() }
+func (staleError) Unwrap() error   { return ErrStaleConnection }
+func (staleError) Timeout() bool   { return false }
+func (staleError) Temporary() bool { return false }
+
+var _ net.Error = staleError{}
+
+// track registers c under generation gen and returns the connection to hand
+// to go-redis.
+func (r *resolver) track(c net.Conn, gen uint64, addr string) net.Conn {
+	tc := &trackedConn{Conn: c, r: r, gen: gen, addr: addr}
+	r.mu.Lock()
+	r.conns[tc] = struct{}{}
+	stale := gen < r.gen && r.want == roleMaster
+	r.mu.Unlock()
+	if stale {
+		tc.markStale()
+	}
+	r.stats.dials.Add(1)
+	if sc, ok := c.(syscall.Conn); ok {
+		return trackedSysConn{trackedConn: tc, sc: sc}
+	}
+	return tc
+}
+
+// markStale makes the connection refuse further writes and closes the
+// socket now when no command is in flight on it; an in-flight command may
+// still read its reply.
+func (c *trackedConn) markStale() {
+	c.stale.Store(true)
+	if c.reading.Load() == 0 && !c.busy.Load() {
+		c.closeSocket()
+	}
+}
+
+func (c *trackedConn) closeSocket() {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if !c.closed {
+		c.closed = true
+		_ = c.Conn.Close()
+	}
+}
+
+// Write refuses to send anything on a stale connection.
+func (c *trackedConn) Write(b []byte) (int, error) {
+	if c.stale.Load() {
+		c.closeSocket()
+		return 0, staleError{}
+	}
+	c.busy.Store(true)
+	n, err := c.Conn.Write(b)
+	if err != nil {
+		c.r.connFailed(c.gen, err)
+	}
+	return n, err
+}
+
+// Read reports connection failures to the resolver.
+func (c *trackedConn) Read(b []byte) (int, error) {
+	c.reading.Add(1)
+	n, err := c.Conn.Read(b)
+	c.reading.Add(-1)
+	c.busy.Store(false)
+	if err != nil {
+		c.r.connFailed(c.gen, err)
+	}
+	if c.stale.Load() && err == nil {
+		// A reply arrived on a stale connection: nothing else may be sent,
+		// so the socket can go once this reply is consumed; Write closes it.
+		return n, nil
+	}
+	return n, err
+}
+
+// Close closes the socket, unregisters the connection and lets the resolver
+// notice a closed client (see resolver.connClosed).
+func (c *trackedConn) Close() error {
+	c.closeMu.Lock()
+	already := c.closed
+	c.closed = true
+	var err error
+	if !already {
+		err = c.Conn.Close()
+	}
+	c.closeMu.Unlock()
+	c.r.connClosed(c)
+	return err
+}
+
+// trackedSysConn is a trackedConn over a socket that exposes its file
+// descriptor (plain TCP): go-redis's idle health check keeps working, and a
+// socket closed by markStale fails the check so go-redis discards the
+// connection before using it. TLS connections are returned as plain
+// trackedConn, which go-redis does not health-check.
+type trackedSysConn struct {
+	*trackedConn
+	sc syscall.Conn
+}
+
+// SyscallConn implements syscall.Conn.
+func (c trackedSysConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+
+// connFailed invalidates the cache when a connection of generation gen
+// breaks (not on deadline expiries, which go-redis uses for timeouts).
+func (r *resolver) connFailed(gen uint64, err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return
+	}
+	r.invalidate(gen)
+}

@@ -1,0 +1,99 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNoSentinelReachable is returned when no sentinel answered at all
+// (every sentinel address failed to connect, timed out or returned an error).
+var ErrNoSentinelReachable = errors.New("client: no sentinel reachable")
+
+// ErrMasterNotFound is returned when at least one sentinel answered but none
+// of the sentinels that answered knows the master name.
+var ErrMasterNotFound = errors.New("client: master name unknown to the sentinels")
+
+// ErrSentinelsDisagree is returned when sentinels advertised different
+// addresses for the master and none of them could be verified with ROLE.
+var ErrSentinelsDisagree = errors.New("client: sentinels disagree on the master address")
+
+// ErrRoleMismatch is returned when the address advertised by the sentinels
+// does not have the expected role (master for NewFailoverClient, slave for
+// NewReplicaClient) after the configured attempts.
+var ErrRoleMismatch = errors.New("client: instance role does not match")
+
+// ErrNoReplicaAvailable is returned by a replica client when the sentinels
+// know the master but list no healthy replica.
+var ErrNoReplicaAvailable = errors.New("client: no healthy replica available")
+
+// ErrStaleConnection is returned (before any byte is sent) by a connection
+// that belongs to a master address the client has since moved away from.
+// Commands failing with it were not executed and are always safe to retry.
+var ErrStaleConnection = errors.New("client: connection points at a previous master")
+
+// ErrClientClosed is returned when the client has been closed.
+var ErrClientClosed = errors.New("client: closed")
+
+// SentinelError records what one sentinel answered (or failed to answer)
+// during a discovery attempt.
+type SentinelError struct {
+	Addr string // sentinel address
+	Err  error  // what went wrong with this sentinel
+}
+
+// Error implements error.
+func (e *SentinelError) Error() string { return "sentinel " + e.Addr + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *SentinelError) Unwrap() error { return e.Err }
+
+// DiscoveryError is the error returned when resolving the master failed. Kind
+// is one of the exported sentinel errors (ErrNoSentinelReachable, ...), so
+// errors.Is(err, ErrMasterNotFound) works; Attempts holds per-sentinel and
+// per-candidate detail.
+type DiscoveryError struct {
+	Kind     error   // ErrNoSentinelReachable, ErrMasterNotFound, ErrSentinelsDisagree, ErrRoleMismatch or ErrNoReplicaAvailable
+	Master   string  // master name that was resolved
+	Attempts []error // per-sentinel / per-candidate errors, in order
+}
+
+// Error implements error.
+func (e *DiscoveryError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (master %q)", e.Kind.Error(), e.Master)
+	for i, a := range e.Attempts {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(a.Error())
+	}
+	return b.String()
+}
+
+// Unwrap exposes Kind and every attempt to errors.Is / errors.As.
+func (e *DiscoveryError) Unwrap() []error {
+	return append([]error{e.Kind}, e.Attempts...)
+}
+
+// RoleError says that the instance at Addr reported role Got instead of Want.
+type RoleError struct {
+	Addr string // instance address
+	Want string // expected role ("master" or "slave")
+	Got  string // role the instance reported
+}
+
+// Error implements error.
+func (e *RoleError) Error() string {
+	return fmt.Sprintf("%s has role %q, want %q", e.Addr, e.Got, e.Want)
+}
+
+// Unwrap makes errors.Is(err, ErrRoleMismatch) true.
+func (e *RoleError) Unwrap() error { return ErrRoleMismatch }
+
+// ErrMasterUnreachable is returned when the sentinels agree on a master
+// address but the client cannot connect to it (typically during the
+// down-after window, before the sentinels fail over).
+var ErrMasterUnreachable = errors.New("client: advertised instance unreachable")

@@ -1,0 +1,174 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// probeKey marks the internal "is the client closed?" probe, which every
+// hook of this package passes straight through.
+type probeKey struct{}
+
+// errClass says how a failed command may be handled.
+type errClass int
+
+const (
+	classFinal     errClass = iota // return to the caller
+	classNotSent                   // provably not executed: retry
+	classMoved                     // READONLY / MASTERDOWN: not executed, re-resolve, retry
+	classBusy                      // LOADING / TRYAGAIN / pool timeout: not executed, retry later
+	classAmbiguous                 // network failure after the command may have been sent
+)
+
+// classify sorts a command error. READONLY, MASTERDOWN, LOADING, TRYAGAIN
+// and NOREPLICAS are rejections: Redis did not execute the command.
+func classify(err error) errClass {
+	var de *dialError
+	switch {
+	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed), permanent(err),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &de):
+		return classFinal
+	case errors.Is(err, ErrStaleConnection), errors.As(err, &de):
+		return classNotSent
+	case redis.IsReadOnlyError(err), redis.IsMasterDownError(err):
+		return classMoved
+	case redis.IsLoadingError(err), redis.IsTryAgainError(err), redis.IsNoReplicasError(err),
+		errors.Is(err, redis.ErrPoolTimeout):
+		return classBusy
+	}
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return classFinal // any other server reply: the command ran (or was refused for good)
+	}
+	var ne net.Error
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
+		return classAmbiguous
+	}
+	return classFinal
+}
+
+// readOnlyCommands may be resent after an ambiguous failure: running them
+// twice has no effect on data.
+var readOnlyCommands = map[string]bool{
+	"get": true, "mget": true, "exists": true, "ttl": true, "pttl": true, "type": true,
+	"strlen": true, "getrange": true, "hget": true, "hmget": true, "hgetall": true,
+	"hexists": true, "hlen": true, "hkeys": true, "hvals": true, "hstrlen": true,
+	"llen": true, "lrange": true, "lindex": true, "scard": true, "smembers": true,
+	"sismember": true, "smismember": true, "srandmember": true, "zcard": true, "zscore": true,
+	"zmscore": true, "zrange": true, "zrangebyscore": true, "zrevrange": true, "zrank": true,
+	"zrevrank": true, "zcount": true, "xrange": true, "xrevrange": true, "xlen": true,
+	"scan": true, "sscan": true, "hscan": true, "zscan": true, "keys": true, "dbsize": true,
+	"ping": true, "echo": true, "info": true, "time": true, "role": true, "bitcount": true,
+	"getbit": true, "pfcount": true, "geopos": true, "geodist": true, "dump": true,
+	"object": true, "randomkey": true, "lpos": true, "sinter": true, "sunion": true, "sdiff": true,
+}
+
+// hook is the go-redis hook that implements the retry policy and turns
+// failover-shaped errors into (single-flight) re-resolutions.
+type hook struct{ r *resolver }
+
+var _ redis.Hook = hook{}
+
+// DialHook passes dials through (the Dialer does the work).
+func (h hook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook retries a single command when that is safe.
+func (h hook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if ctx.Value(probeKey{}) != nil {
+			return next(ctx, cmd)
+		}
+		for attempt := 0; ; attempt++ {
+			gen := h.r.generation()
+			err := next(ctx, cmd)
+			if err == nil {
+				return nil
+			}
+			retry := h.after(ctx, err, gen, readOnlyCommands[strings.ToLower(cmd.Name())])
+			if !retry || attempt >= h.r.opt.MaxRetries || h.r.closed() {
+				return err
+			}
+			if h.wait(ctx, attempt) != nil {
+				return err
+			}
+			h.r.stats.retries.Add(1)
+			cmd.SetErr(nil)
+		}
+	}
+}
+
+// ProcessPipelineHook retries a pipeline only when it provably did not
+// reach the server (stale connection, failed dial); READONLY and friends
+// trigger a re-resolution but the pipeline is returned as is, because some of
+// its commands may have run.
+func (h hook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if ctx.Value(probeKey{}) != nil {
+			return next(ctx, cmds)
+		}
+		for attempt := 0; ; attempt++ {
+			gen := h.r.generation()
+			err := next(ctx, cmds)
+			if err == nil {
+				return nil
+			}
+			notSent := classify(err) == classNotSent
+			for _, c := range cmds {
+				if c.Err() != nil {
+					h.after(ctx, c.Err(), gen, false)
+					if classify(c.Err()) != classNotSent {
+						notSent = false
+					}
+				}
+			}
+			if !notSent || attempt >= h.r.opt.MaxRetries || h.r.closed() {
+				return err
+			}
+			if h.wait(ctx, attempt) != nil {
+				return err
+			}
+			h.r.stats.retries.Add(1)
+			for _, c := range cmds {
+				c.SetErr(nil)
+			}
+		}
+	}
+}
+
+// after reacts to a failed command and reports whether it may be retried.
+func (h hook) after(ctx context.Context, err error, gen uint64, readOnly bool) bool {
+	switch classify(err) {
+	case classNotSent, classBusy:
+		return true
+	case classMoved:
+		// One re-resolution per generation, however many pooled
+		// connections hit READONLY at the same time.
+		_ = h.r.refresh(ctx, gen)
+		return true
+	case classAmbiguous:
+		h.r.invalidate(gen)
+		return readOnly || h.r.opt.RetryAmbiguousWrites
+	}
+	return false
+}
+
+// wait sleeps the jittered retry backoff for attempt n.
+func (h hook) wait(ctx context.Context, n int) error {
+	d := backoff(n, h.r.opt.MinRetryBackoff, h.r.opt.MaxRetryBackoff)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,166 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"time"
+)
+
+// Defaults applied by NewFailoverClient / NewReplicaClient to zero fields.
+const (
+	DefaultSentinelTimeout   = 300 * time.Millisecond
+	DefaultSentinelQuorum    = 2
+	DefaultResolveCacheTTL   = time.Second
+	DefaultReconcileInterval = 10 * time.Second
+	DefaultDialTimeout       = 5 * time.Second
+	DefaultReadTimeout       = 3 * time.Second
+	DefaultMaxRetries        = 3
+	DefaultMinRetryBackoff   = 8 * time.Millisecond
+	DefaultMaxRetryBackoff   = 512 * time.Millisecond
+	DefaultMinRoleBackoff    = 25 * time.Millisecond
+	DefaultMaxRoleBackoff    = 250 * time.Millisecond
+)
+
+// DialFunc opens a network connection; it has the signature of
+// (*net.Dialer).DialContext and of go-redis's Options.Dialer.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// FailoverOptions configures NewFailoverClient and NewReplicaClient. A zero
+// value field means "the documented default"; for durations and counts where
+// go-redis uses -1 to mean "disabled", so do we.
+type FailoverOptions struct {
+	// MasterName is the service name the sentinels monitor (required).
+	MasterName string
+	// SentinelAddrs are "host:port" seed sentinels, tried in this order
+	// (required). The in-memory list grows with SENTINEL SENTINELS answers.
+	SentinelAddrs []string
+	// SentinelUsername / SentinelPassword authenticate to the sentinels
+	// (AUTH), independently of the data-node credentials.
+	SentinelUsername, SentinelPassword string
+	// Username / Password authenticate to the Redis master and replicas.
+	Username, Password string
+	// DB is the database selected on data connections.
+	DB int
+
+	// SentinelTimeout bounds dialling and each reply of one sentinel query
+	// (default 300 ms, the "few hundred ms" of the guidelines). It is
+	// separate from the data-node DialTimeout/ReadTimeout.
+	SentinelTimeout time.Duration
+	// SentinelTLSConfig enables TLS towards the sentinels (nil: plain TCP).
+	SentinelTLSConfig *tls.Config
+	// SentinelDialer replaces the TCP dialer used for sentinels.
+	SentinelDialer DialFunc
+	// SentinelQuorum is how many sentinels must answer a resolution before
+	// the client picks the answer with the highest config epoch (default 2;
+	// 1 means "first responder wins", the classic behaviour). Fewer answers
+	// are accepted when fewer sentinels are reachable.
+	SentinelQuorum int
+	// DisablePubSub turns off the +switch-master subscription (the client
+	// still follows failovers through errors, re-resolution and
+	// reconciliation).
+	DisablePubSub bool
+	// ReconcileInterval is how often the background loop re-resolves the
+	// master as a safety net for lost Pub/Sub messages (default 10 s, with
+	// ±20 % jitter; -1 disables the loop).
+	ReconcileInterval time.Duration
+	// ResolveCacheTTL is how long a verified master address is reused for
+	// new connections without asking the sentinels again (default 1 s; -1
+	// asks the sentinels for every new connection). Any connection error,
+	// READONLY/LOADING/MASTERDOWN reply or +switch-master invalidates it.
+	ResolveCacheTTL time.Duration
+	// MinRoleBackoff / MaxRoleBackoff bound the jittered wait after a failed
+	// resolution or a role mismatch before starting again from the first
+	// sentinel (defaults 25 ms / 250 ms).
+	MinRoleBackoff, MaxRoleBackoff time.Duration
+
+	// TLSConfig enables TLS towards the Redis data nodes (nil: plain TCP).
+	TLSConfig *tls.Config
+	// Dialer replaces the TCP dialer used for data nodes.
+	Dialer DialFunc
+	// DialTimeout bounds the whole "resolve, dial, verify ROLE" loop of one
+	// new data connection (default 5 s).
+	DialTimeout time.Duration
+	// ReadTimeout / WriteTimeout are the go-redis socket timeouts for data
+	// commands (defaults 3 s and ReadTimeout).
+	ReadTimeout, WriteTimeout time.Duration
+
+	// MaxRetries is how many times a failed command is retried (default 3;
+	// -1 disables retries). Only failures that prove the command was not
+	// executed are retried (pre-send errors, READONLY, LOADING, MASTERDOWN,
+	// TRYAGAIN, failed dials) plus read-only commands after network errors.
+	MaxRetries int
+	// MinRetryBackoff / MaxRetryBackoff bound the full-jitter exponential
+	// backoff between retries (defaults 8 ms / 512 ms).
+	MinRetryBackoff, MaxRetryBackoff time.Duration
+	// RetryAmbiguousWrites also retries commands whose execution is unknown
+	// (timeout or connection reset after the command was written). Only set
+	// it when every command you send is idempotent.
+	RetryAmbiguousWrites bool
+
+	// PoolSize, MinIdleConns, MaxIdleConns, PoolTimeout, ConnMaxIdleTime and
+	// ConnMaxLifetime are passed to go-redis unchanged (go-redis defaults).
+	PoolSize, MinIdleConns, MaxIdleConns          int
+	PoolTimeout, ConnMaxIdleTime, ConnMaxLifetime time.Duration
+	// Protocol is the RESP version of data connections (go-redis default 3).
+	Protocol int
+	// ClientName is sent with CLIENT SETNAME on data connections.
+	ClientName string
+
+	// OnMasterChange is called (from a client goroutine, never concurrently
+	// with itself) after the client switched to a new verified master. old
+	// is "" the first time a master is resolved.
+	OnMasterChange func(old, new string)
+}
+
+// withDefaults returns a copy of o with defaults applied.
+func (o *FailoverOptions) withDefaults() FailoverOptions {
+	c := *o
+	c.SentinelAddrs = append([]string(nil), o.SentinelAddrs...)
+	if c.SentinelTimeout <= 0 {
+		c.SentinelTimeout = DefaultSentinelTimeout
+	}
+	if c.SentinelQuorum <= 0 {
+		c.SentinelQuorum = DefaultSentinelQuorum
+	}
+	if c.ReconcileInterval == 0 {
+		c.ReconcileInterval = DefaultReconcileInterval
+	}
+	if c.ResolveCacheTTL == 0 {
+		c.ResolveCacheTTL = DefaultResolveCacheTTL
+	}
+	if c.MinRoleBackoff <= 0 {
+		c.MinRoleBackoff = DefaultMinRoleBackoff
+	}
+	if c.MaxRoleBackoff <= 0 {
+		c.MaxRoleBackoff = DefaultMaxRoleBackoff
+	}
+	if c.MaxRoleBackoff < c.MinRoleBackoff {
+		c.MaxRoleBackoff = c.MinRoleBackoff
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = DefaultDialTimeout
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = DefaultReadTimeout
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = c.ReadTimeout
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.MinRetryBackoff <= 0 {
+		c.MinRetryBackoff = DefaultMinRetryBackoff
+	}
+	if c.MaxRetryBackoff <= 0 {
+		c.MaxRetryBackoff = DefaultMaxRetryBackoff
+	}
+	if c.MaxRetryBackoff < c.MinRetryBackoff {
+		c.MaxRetryBackoff = c.MinRetryBackoff
+	}
+	return c
+}

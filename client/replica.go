@@ -1,0 +1,115 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// resolveReplicas asks the sentinels (in order, first answer wins) for the
+// replicas of the master and keeps the usable ones: not s_down, o_down or
+// disconnected. The choice per connection happens in replicaTarget.
+func (r *resolver) resolveReplicas(ctx context.Context) error {
+	r.mu.Lock()
+	order := append([]string(nil), r.sentinels...)
+	r.mu.Unlock()
+	var attempts []error
+	notFound := false
+	for _, s := range order {
+		if ctx.Err() != nil {
+			attempts = append(attempts, &SentinelError{Addr: s, Err: ctx.Err()})
+			break
+		}
+		reps, known, err := r.queryReplicas(ctx, s)
+		switch {
+		case err != nil:
+			attempts = append(attempts, &SentinelError{Addr: s, Err: err})
+			r.stats.sentinelErrors.Add(1)
+			r.mu.Lock()
+			r.sentinels.toBack(s)
+			r.mu.Unlock()
+			continue
+		case !known:
+			notFound = true
+			attempts = append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("master %q unknown", r.opt.MasterName)})
+			continue
+		}
+		var usable []replicaInfo
+		for _, ri := range reps {
+			if usableReplica(ri) {
+				usable = append(usable, ri)
+			}
+		}
+		r.mu.Lock()
+		r.sentinels.toFront(s)
+		r.replicas = usable
+		r.valid = len(usable) > 0
+		r.verifiedAt = time.Now()
+		r.mu.Unlock()
+		if len(usable) == 0 {
+			return &DiscoveryError{Kind: ErrNoReplicaAvailable, Master: r.opt.MasterName,
+				Attempts: append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("%d replicas listed, none usable", len(reps))})}
+		}
+		return nil
+	}
+	return r.noAnswerErr(attempts, notFound)
+}
+
+// pickReplica chooses a random replica, preferring those whose
+// master-link-status is ok.
+func pickReplica(reps []replicaInfo) (string, bool) {
+	var ok []replicaInfo
+	for _, ri := range reps {
+		if ri.linkOK {
+			ok = append(ok, ri)
+		}
+	}
+	if len(ok) == 0 {
+		ok = reps
+	}
+	if len(ok) == 0 {
+		return "", false
+	}
+	return ok[rand.IntN(len(ok))].addr, true
+}
+
+// replicaTarget returns a replica for a new connection.
+func (r *resolver) replicaTarget(ctx context.Context) (string, uint64, bool, error) {
+	r.mu.Lock()
+	fresh := r.valid && r.opt.ResolveCacheTTL > 0 && time.Since(r.verifiedAt) < r.opt.ResolveCacheTTL
+	addr, ok := pickReplica(r.replicas)
+	r.mu.Unlock()
+	if fresh && ok {
+		return addr, 0, true, nil
+	}
+	if err := r.resolveShared(ctx); err != nil {
+		return "", 0, false, err
+	}
+	r.mu.Lock()
+	addr, ok = pickReplica(r.replicas)
+	r.mu.Unlock()
+	if !ok {
+		return "", 0, false, &DiscoveryError{Kind: ErrNoReplicaAvailable, Master: r.opt.MasterName}
+	}
+	return addr, 0, false, nil
+}
+
+// dropReplica forgets a replica that failed to connect or verify, so the
+// next connection tries another one.
+func (r *resolver) dropReplica(addr string) {
+	if r.want != roleSlave {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, ri := range r.replicas {
+		if ri.addr == addr {
+			r.replicas = append(r.replicas[:i:i], r.replicas[i+1:]...)
+			break
+		}
+	}
+	if len(r.replicas) == 0 {
+		r.valid = false
+	}
+}
