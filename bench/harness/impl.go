@@ -57,14 +57,19 @@ func ResolveOurs(ctx context.Context, repoRoot, bin, outDir string) Impl {
 	if bin == "" {
 		b, err := BuildOurs(ctx, repoRoot, outDir)
 		if err != nil {
-			return Impl{Name: OursName, Unavailable: err.Error()}
+			return Impl{Name: OursName, Unavailable: reason(err)}
 		}
 		bin = b
 	}
 	if err := Smoke(bin); err != nil {
-		return Impl{Name: OursName, Bin: bin, Unavailable: err.Error()}
+		return Impl{Name: OursName, Bin: bin, Unavailable: reason(err)}
 	}
 	return Impl{Name: OursName, Bin: bin}
+}
+
+// reason is the message of an ErrNotAvailable error without its prefix.
+func reason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrNotAvailable.Error()+": ")
 }
 
 // BuildOurs runs `go build -o <outDir>/gosentinel ./cmd/gosentinel` in

@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/testutil"
+)
+
+// ScaleOpts configures a scale measurement: many masters, each with one
+// replica, monitored by the same sentinels.
+//
+// Real Sentinel accepts several master names for the same address, so the
+// masters are names multiplexed on a few redis-server pairs (master +
+// replica): NamesPerServer names per pair. Each pair then carries that many
+// sentinel links, and every hello published to it is delivered on each of
+// them; that overhead is the same for both implementations.
+type ScaleOpts struct {
+	Masters        int           // number of monitored master names
+	NamesPerServer int           // names per redis-server pair; default 10
+	Sentinels      int           // default 1
+	Window         time.Duration // CPU measurement window; default 10 s
+	Ready          time.Duration // bound on the time to all healthy; default 3 min
+	PollEvery      time.Duration // SENTINEL MASTERS poll period; default 500 ms
+}
+
+func (o *ScaleOpts) defaults() {
+	if o.NamesPerServer == 0 {
+		o.NamesPerServer = 10
+	}
+	if o.Sentinels == 0 {
+		o.Sentinels = 1
+	}
+	if o.Window == 0 {
+		o.Window = 10 * time.Second
+	}
+	if o.Ready == 0 {
+		o.Ready = 3 * time.Minute
+	}
+	if o.PollEvery == 0 {
+		o.PollEvery = 500 * time.Millisecond
+	}
+}
+
+// ScaleResult is the outcome of one scale run.
+type ScaleResult struct {
+	HealthyMs  float64 // sentinel start → every master healthy on every sentinel
+	CPUPercent float64 // median over sentinels, one core = 100
+	RSSMiB     float64 // median over sentinels
+}
+
+// RunScale starts the redis-servers and the sentinels of impl monitoring
+// o.Masters names, waits until all are healthy (flags "master", at least one
+// replica known, all other sentinels known) and measures CPU and RSS over
+// o.Window.
+func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
+	o.defaults()
+	if o.Masters <= 0 {
+		return ScaleResult{}, fmt.Errorf("scale: masters must be > 0, got %d", o.Masters)
+	}
+	pairs := (o.Masters + o.NamesPerServer - 1) / o.NamesPerServer
+	ports := make([]int, pairs)
+	replicas := make([]*testutil.Process, pairs)
+	for i := range ports {
+		// hz 1 keeps hundreds of idle redis-servers from loading the machine.
+		m := testutil.StartRedis(env, "hz 1")
+		ports[i] = m.Port
+		replicas[i] = testutil.StartRedis(env, "hz 1", fmt.Sprintf("replicaof 127.0.0.1 %d", m.Port))
+	}
+	for _, r := range replicas {
+		testutil.WaitFor(env, 30*time.Second, "replica "+r.Addr()+" linked", func() bool {
+			info, err := testutil.Info(r.Addr(), "replication")
+			return err == nil && strings.Contains(info, "master_link_status:up")
+		})
+	}
+	quorum := o.Sentinels/2 + 1
+	var body strings.Builder
+	for i := 0; i < o.Masters; i++ {
+		fmt.Fprintf(&body, "sentinel monitor %s 127.0.0.1 %d %d\n", scaleName(i), ports[i/o.NamesPerServer], quorum)
+	}
+	t0 := time.Now()
+	var sents []*testutil.Process
+	for i := 0; i < o.Sentinels; i++ {
+		conf, port, log := writeSentinelConf(env, body.String())
+		sents = append(sents, testutil.StartSentinelConf(env, impl.Bin, conf, port, log))
+	}
+	var healthyAt time.Time
+	for _, s := range sents {
+		addr := s.Addr()
+		for {
+			if err := scaleHealthy(addr, o.Masters, o.Sentinels-1); err == nil {
+				break
+			} else if time.Since(t0) > o.Ready {
+				return ScaleResult{}, fmt.Errorf("scale %s %d masters: not healthy within %v: %w", impl.Name, o.Masters, o.Ready, err)
+			}
+			time.Sleep(o.PollEvery) // no event says "all healthy": poll
+		}
+	}
+	healthyAt = time.Now()
+	r := ScaleResult{HealthyMs: sinceMs(t0, healthyAt)}
+	us := make([]Usage, len(sents))
+	errs := make([]error, len(sents))
+	var wg sync.WaitGroup
+	for i, s := range sents {
+		wg.Add(1)
+		go func(i, pid int) {
+			defer wg.Done()
+			us[i], errs[i] = MeasureUsage(pid, o.Window)
+		}(i, s.PID())
+	}
+	wg.Wait()
+	var cpu, rss []float64
+	for i := range us {
+		if errs[i] != nil {
+			return r, fmt.Errorf("scale %s: %w", impl.Name, errs[i])
+		}
+		cpu = append(cpu, us[i].CPUPercent)
+		rss = append(rss, us[i].RSSMiB)
+	}
+	r.CPUPercent = Summarize(cpu).Median
+	r.RSSMiB = Summarize(rss).Median
+	return r, nil
+}
+
+func scaleName(i int) string { return "m" + strconv.Itoa(i) }
+
+// scaleHealthy checks one sentinel's SENTINEL MASTERS: n masters, each with
+// flags exactly "master", at least one replica and the other sentinels.
+func scaleHealthy(addr string, n, others int) error {
+	ms, err := ask(addr, func(c *Conn) ([]map[string]string, error) { return Masters(c, 10*time.Second) })
+	if err != nil {
+		return err
+	}
+	if len(ms) != n {
+		return fmt.Errorf("%d masters, want %d", len(ms), n)
+	}
+	bad := []string{}
+	for _, m := range ms {
+		ns, _ := strconv.Atoi(m["num-slaves"])
+		if m["flags"] != "master" || ns < 1 || m["num-other-sentinels"] != strconv.Itoa(others) {
+			bad = append(bad, m["name"])
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("%d masters not healthy yet (first %s)", len(bad), bad[0])
+	}
+	return nil
+}

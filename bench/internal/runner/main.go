@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/gosentinel/gosentinel/bench/harness"
+)
+
+// Suite runs some sections with the resolved implementations.
+type Suite func(ctx context.Context, cfg Config, real, ours harness.Impl, out io.Writer) []harness.Section
+
+// Main is the body of every bench command: it parses the common flags (plus
+// those added by extra), resolves both implementations, runs suite, saves
+// each section into -out and exits non-zero on error.
+func Main(name string, defaultRuns int, extra func(*flag.FlagSet), suite Suite) {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	var cfg Config
+	cfg.Register(fs, defaultRuns)
+	if extra != nil {
+		extra(fs)
+	}
+	_ = fs.Parse(os.Args[1:]) // ExitOnError: Parse exits on bad flags
+	if err := run(name, fs, &cfg, suite); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
+	if err := cfg.Finish(); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", ErrBadFlag, fs.Args())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := os.Stdout
+	real, ours := cfg.Impls(ctx)
+	for _, im := range []harness.Impl{real, ours} {
+		if im.Available() {
+			fmt.Fprintf(out, "%s: %s\n", im.Name, im.Bin)
+		} else {
+			fmt.Fprintf(out, "%s: not available (%s)\n", im.Name, firstLine(im.Unavailable))
+		}
+	}
+	if !real.Available() {
+		return fmt.Errorf("%s: %s is required as the reference: %s", name, harness.RealName, real.Unavailable)
+	}
+	for _, s := range suite(ctx, *cfg, real, ours, out) {
+		if cfg.Note != "" {
+			s.Notes = append(s.Notes, cfg.Note)
+		}
+		if err := harness.SaveSection(cfg.Out, s); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "\nresults: %s and %s\n", cfg.Out, harness.MarkdownPath(cfg.Out))
+	return nil
+}
+
+// ScaleFlags registers the scale suite's flags into sc.
+func ScaleFlags(fs *flag.FlagSet, sc *ScaleConfig) {
+	sc.Usage = []int{100, 500}
+	sc.Healthy = []int{2000}
+	fs.Func("scale-usage", "comma-separated master counts for CPU/RSS (default 100,500)", intsSetter(&sc.Usage))
+	fs.Func("scale-healthy", "comma-separated master counts for time to all healthy (default 2000)", intsSetter(&sc.Healthy))
+	fs.IntVar(&sc.NamesPerServer, "names-per-server", 10, "master names per redis-server pair")
+	fs.IntVar(&sc.Sentinels, "scale-sentinels", 1, "sentinels in the scale runs")
+	fs.DurationVar(&sc.Window, "window", harnessDefaultWindow, "CPU measurement window")
+}
