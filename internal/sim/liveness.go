@@ -168,8 +168,11 @@ func (w *World) converged(skip *instance) (bool, string) {
 	var first *sentinel
 	for _, s := range w.sent {
 		v, ok := view(s)
-		if !s.up || !ok {
+		if !s.up {
 			return false, fmt.Sprintf("sentinel %d is down", s.id)
+		}
+		if !ok {
+			return false, fmt.Sprintf("sentinel %d does not monitor %s", s.id, MasterName)
 		}
 		if v.FailoverState != 0 {
 			return false, fmt.Sprintf("sentinel %d is in failover state %s", s.id, v.FailoverState)
