@@ -1,0 +1,56 @@
+package ops
+
+import (
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DrillClient is the client a drill writes through.
+type DrillClient struct {
+	Client *redis.Client
+	Name   string // which implementation, for the report
+	// PoolFlushes, when not nil, returns how many times the client
+	// replaced its whole pool because the master changed.
+	PoolFlushes func() int
+}
+
+// ClientFactory builds the drill client for a master name.
+type ClientFactory func(master string, o *ConnOptions) (*DrillClient, error)
+
+// Drill client timeouts: short, so that a dead master shows as failed writes
+// rather than one long stall; no retries, so every failure is counted.
+const (
+	drillDialTimeout = 500 * time.Millisecond
+	drillIOTimeout   = 500 * time.Millisecond
+)
+
+// GoRedisClientFactory builds a go-redis FailoverClient.
+func GoRedisClientFactory(master string, o *ConnOptions) (*DrillClient, error) {
+	tc, err := o.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	c := redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName:       master,
+		SentinelAddrs:    o.Sentinels,
+		SentinelUsername: o.Username,
+		SentinelPassword: o.Password,
+		Username:         o.NodeUsername,
+		Password:         o.NodePassword,
+		TLSConfig:        tc,
+		Protocol:         2,
+		DisableIdentity:  true,
+		MaxRetries:       -1,
+		DialTimeout:      drillDialTimeout,
+		ReadTimeout:      drillIOTimeout,
+		WriteTimeout:     drillIOTimeout,
+		PoolSize:         4,
+	})
+	return &DrillClient{Client: c, Name: "go-redis FailoverClient"}, nil
+}
+
+// DefaultClientFactory is the client drills use unless told otherwise.
+func DefaultClientFactory(master string, o *ConnOptions) (*DrillClient, error) {
+	return GoRedisClientFactory(master, o)
+}

@@ -1,0 +1,346 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrFailoverIncomplete is returned (with the report) when no
+// +switch-master was seen before the drill's timeout.
+var ErrFailoverIncomplete = errors.New("failover did not complete")
+
+// ErrNoMaster is returned when no sentinel can name the master.
+var ErrNoMaster = errors.New("no sentinel returned an address for the master")
+
+// DrillOptions configures a failover drill.
+type DrillOptions struct {
+	Conn     *ConnOptions
+	Master   string
+	Kill     bool          // kill the master process instead of SENTINEL FAILOVER
+	PID      int           // with Kill: this PID instead of the one found by port
+	KillFunc func() error  // with Kill: custom kill (demo: its own child process)
+	Timeout  time.Duration // wait this long for +switch-master (default 60 s)
+	Settle   time.Duration // keep writing this long after the first ok write after the switch (default 1 s)
+	Interval time.Duration // between writes (default 1 ms)
+	Progress io.Writer     // progress lines (nil: none)
+	MaxLost  int           // fail the drill when more acknowledged writes are lost (-1: never)
+	// NewClient builds the client the writes go through (default:
+	// DefaultClientFactory).
+	NewClient ClientFactory
+	// OnEvent, when set, sees every sentinel event (e.g. to print it).
+	OnEvent func(Event)
+}
+
+// DrillReport is the result of a drill: the checks seed 001 asks for.
+type DrillReport struct {
+	Master       string     `json:"master"`
+	Mode         string     `json:"mode"` // "sentinel-failover" or "kill"
+	Client       string     `json:"client"`
+	Before       string     `json:"before"`
+	After        string     `json:"after"`
+	AfterRole    string     `json:"after_role"` // ROLE of After, checked directly
+	KilledPID    int        `json:"killed_pid,omitempty"`
+	TriggeredVia string     `json:"triggered_via,omitempty"` // sentinel that accepted SENTINEL FAILOVER
+	Trigger      time.Time  `json:"trigger"`
+	Completed    bool       `json:"completed"`
+	SdownMs      float64    `json:"sdown_ms"`  // trigger -> first +sdown of the master (-1 not seen)
+	OdownMs      float64    `json:"odown_ms"`  // trigger -> first +odown (-1 not seen)
+	SwitchMs     float64    `json:"switch_ms"` // trigger -> first +switch-master (-1 not seen)
+	Writes       WriteStats `json:"writes"`
+	LostChecked  int        `json:"lost_checked"` // acknowledged keys looked up on the new master
+	Lost         int        `json:"lost"`
+	LostSample   []string   `json:"lost_sample,omitempty"`
+	LostError    string     `json:"lost_error,omitempty"`
+	PoolFlushes  int        `json:"pool_flushes"` // -1 when the client does not expose it
+	Timeline     *Failover  `json:"timeline,omitempty"`
+	LinkNotices  []Event    `json:"link_notices,omitempty"`
+	Problems     []string   `json:"problems"` // why the drill failed, empty when it passed
+}
+
+// Passed reports whether the failover completed and the checks hold.
+func (r *DrillReport) Passed() bool { return len(r.Problems) == 0 }
+
+func (d *DrillOptions) progress(format string, args ...any) {
+	if d.Progress != nil {
+		fmt.Fprintf(d.Progress, time.Now().Format("15:04:05.000")+"  "+format+"\n", args...)
+	}
+}
+
+// RunDrill performs a controlled failover of d.Master while writing through
+// a Sentinel-aware client, and reports what the client saw. It returns the
+// report together with ErrFailoverIncomplete when no switch happened; other
+// errors mean the drill could not be run (nothing was triggered).
+func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
+	d.defaults()
+	o := d.Conn
+	rep := &DrillReport{Master: d.Master, Mode: "sentinel-failover", SdownMs: -1, OdownMs: -1, SwitchMs: -1, PoolFlushes: -1, Problems: []string{}}
+	if d.Kill {
+		rep.Mode = "kill"
+	}
+	before, err := ResolveMaster(ctx, o, d.Master)
+	if err != nil {
+		return nil, err
+	}
+	rep.Before = before
+	d.progress("master %s is at %s", d.Master, before)
+	kill, err := d.killer(before, rep)
+	if err != nil {
+		return nil, err
+	}
+
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	tl := NewTimeline()
+	switched := make(chan struct{})
+	var switchedAt time.Time
+	ready, watchDone, err := Watch(wctx, o, func(e Event) {
+		if d.OnEvent != nil {
+			d.OnEvent(e)
+		}
+		if e.Meta {
+			rep.LinkNotices = append(rep.LinkNotices, e)
+			return
+		}
+		if _, f, ok := tl.Add(e); ok && f.Complete && f.Master == d.Master && switchedAt.IsZero() {
+			switchedAt = e.Time
+			close(switched)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("drill: watch: %w", err)
+	}
+	defer func() { stopWatch(); <-watchDone }()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("drill: %w", ctx.Err())
+	}
+
+	cl, err := d.NewClient(d.Master, o)
+	if err != nil {
+		return nil, fmt.Errorf("drill: client: %w", err)
+	}
+	defer cl.Client.Close()
+	rep.Client = cl.Name
+	w := newWriter(cl.Client, "sentinelctl:drill:"+strconv.FormatInt(time.Now().UnixNano(), 36)+":", d.Interval, 500*time.Millisecond)
+	wrCtx, stopWrites := context.WithCancel(ctx)
+	writerDone := make(chan struct{})
+	go func() { defer close(writerDone); w.run(wrCtx) }()
+	stopWriter := func() { stopWrites(); <-writerDone }
+	defer stopWriter()
+
+	warm, cancelWarm := context.WithTimeout(ctx, 5*time.Second)
+	err = w.waitOK(warm, func(recs []writeRec) bool { return w.okN >= 50 })
+	cancelWarm()
+	if err != nil {
+		recs := w.snapshot()
+		last := "no write attempted"
+		if n := len(recs); n > 0 {
+			last = recs[n-1].err
+		}
+		return nil, fmt.Errorf("drill: the client cannot write to %s before the failover (%s): %w", d.Master, last, err)
+	}
+	d.progress("client writes ok (%d so far); triggering %s", w.okN, rep.Mode)
+
+	rep.Trigger = time.Now()
+	if err := kill(ctx); err != nil {
+		return nil, fmt.Errorf("drill: trigger: %w", err)
+	}
+	timer := time.NewTimer(d.Timeout)
+	defer timer.Stop()
+	select {
+	case <-switched:
+		rep.Completed = true
+		d.progress("+switch-master after %.0f ms", ms(switchedAt.Sub(rep.Trigger)))
+		// Keep writing until the client wrote to the new master, then settle.
+		sctx, cancel := context.WithTimeout(ctx, d.Timeout)
+		err := w.waitOK(sctx, func(recs []writeRec) bool {
+			n := len(recs)
+			return n > 0 && recs[n-1].ok && recs[n-1].start.After(switchedAt)
+		})
+		cancel()
+		if err != nil {
+			rep.Problems = append(rep.Problems, "the client did not write successfully after the switch: "+err.Error())
+		} else {
+			d.progress("client writes again; settling %v", d.Settle)
+			select {
+			case <-time.After(d.Settle):
+			case <-ctx.Done():
+			}
+		}
+	case <-timer.C:
+		rep.Problems = append(rep.Problems, fmt.Sprintf("no +switch-master within %v", d.Timeout))
+	case <-ctx.Done():
+		rep.Problems = append(rep.Problems, "interrupted: "+ctx.Err().Error())
+	}
+	stopWriter()
+	stopWatch()
+	<-watchDone
+	if fo := tl.Failovers(); len(fo) > 0 {
+		f := fo[len(fo)-1]
+		for _, x := range fo {
+			if x.Master == d.Master {
+				f = x
+			}
+		}
+		rep.Timeline = &f
+		rep.SdownMs = stepSince(f, "+sdown", rep.Trigger)
+		rep.OdownMs = stepSince(f, "+odown", rep.Trigger)
+		rep.SwitchMs = stepSince(f, "+switch-master", rep.Trigger)
+	}
+	recs := w.snapshot()
+	rep.Writes = analyzeWrites(recs, rep.Trigger)
+	if rep.Timeline != nil {
+		if st, ok := rep.Timeline.StepAt("+promoted-slave"); ok {
+			rep.Writes.StaleAcks = staleAcks(recs, rep.Before, st.At)
+		}
+	}
+	if cl.PoolFlushes != nil {
+		rep.PoolFlushes = cl.PoolFlushes()
+	}
+	d.finish(context.WithoutCancel(ctx), rep, recs)
+	if !rep.Completed {
+		return rep, ErrFailoverIncomplete
+	}
+	return rep, nil
+}
+
+func (d *DrillOptions) defaults() {
+	if d.Timeout <= 0 {
+		d.Timeout = 60 * time.Second
+	}
+	if d.Settle <= 0 {
+		d.Settle = time.Second
+	}
+	if d.Interval <= 0 {
+		d.Interval = time.Millisecond
+	}
+	if d.NewClient == nil {
+		d.NewClient = DefaultClientFactory
+	}
+}
+
+// killer returns the trigger function, resolving the PID to kill up front so
+// that nothing is triggered when it cannot be found.
+func (d *DrillOptions) killer(before string, rep *DrillReport) (func(context.Context) error, error) {
+	if !d.Kill {
+		return func(ctx context.Context) error {
+			via, err := SentinelFailover(ctx, d.Conn, d.Master)
+			rep.TriggeredVia = via
+			return err
+		}, nil
+	}
+	if d.KillFunc != nil {
+		return func(context.Context) error { return d.KillFunc() }, nil
+	}
+	pid := d.PID
+	if pid == 0 {
+		host, portStr, err := net.SplitHostPort(before)
+		if err != nil {
+			return nil, fmt.Errorf("drill: master address %q: %w", before, err)
+		}
+		if !IsLocalHost(host) {
+			return nil, fmt.Errorf("drill --kill: master %s: %w; give --pid or run on the master's host", before, ErrNotLocal)
+		}
+		port, _ := strconv.Atoi(portStr)
+		if pid, err = FindListenerPID(port); err != nil {
+			return nil, fmt.Errorf("drill --kill: %w", err)
+		}
+	}
+	d.progress("will kill PID %d", pid)
+	rep.KilledPID = pid
+	return func(context.Context) error {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			return fmt.Errorf("kill %d: %w", pid, err)
+		}
+		return nil
+	}, nil
+}
+
+func stepSince(f Failover, typ string, t0 time.Time) float64 {
+	if s, ok := f.StepAt(typ); ok {
+		return ms(s.At.Sub(t0))
+	}
+	return -1
+}
+
+// finish resolves the new master, checks its role and looks for lost
+// writes, filling rep.
+func (d *DrillOptions) finish(ctx context.Context, rep *DrillReport, recs []writeRec) {
+	o := d.Conn
+	after, err := ResolveMaster(ctx, o, d.Master)
+	if err != nil {
+		rep.Problems = append(rep.Problems, "cannot resolve the master after the drill: "+err.Error())
+		return
+	}
+	rep.After = after
+	if rep.Completed && after == rep.Before {
+		rep.Problems = append(rep.Problems, "sentinels still name the old master "+after)
+	}
+	c, err := o.NodeClient(after)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+		return
+	}
+	defer c.Close()
+	if v, err := c.Do(ctx, "ROLE").Slice(); err == nil && len(v) > 0 {
+		rep.AfterRole = replyString(v[0])
+	} else {
+		rep.AfterRole = "unknown"
+	}
+	if rep.AfterRole != "master" {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s reports ROLE %s, not master", after, rep.AfterRole))
+	}
+	if rep.Writes.NonMasterAcks > 0 {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%d write(s) acknowledged by a non-master", rep.Writes.NonMasterAcks))
+	}
+	if !rep.Completed || rep.AfterRole != "master" {
+		return
+	}
+	keys := ackedKeys(recs)
+	missing, err := missingKeys(ctx, c, keys)
+	rep.LostChecked = len(keys)
+	if err != nil {
+		rep.LostError = err.Error()
+		return
+	}
+	rep.Lost = len(missing)
+	rep.LostSample = missing[:min(len(missing), 5)]
+	if d.MaxLost >= 0 && rep.Lost > d.MaxLost {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%d acknowledged write(s) lost (allowed: %d)", rep.Lost, d.MaxLost))
+	}
+	d.progress("checked %d acknowledged keys on %s: %d lost", len(keys), after, len(missing))
+}
+
+// missingKeys returns the keys that do not exist on c, checked with
+// pipelined EXISTS in batches.
+func missingKeys(ctx context.Context, c *redis.Client, keys []string) ([]string, error) {
+	var missing []string
+	const batch = 1000
+	for i := 0; i < len(keys); i += batch {
+		chunk := keys[i:min(i+batch, len(keys))]
+		cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range chunk {
+				p.Exists(ctx, k)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("EXISTS on the new master: %w", err)
+		}
+		for j, cmd := range cmds {
+			if n, _ := cmd.(*redis.IntCmd).Result(); n == 0 {
+				missing = append(missing, chunk[j])
+			}
+		}
+	}
+	return missing, nil
+}
