@@ -1,51 +1,298 @@
 package core
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 )
+
+// timeBase is added to every now the caller passes, so that internal
+// timestamps are never 0: sentinel.c uses 0 as "never" (info_refresh,
+// act_ping_time, failover_start_time...) because mstime() is a Unix time,
+// while a monotonic clock (or the simulator's) may start at 0.
+const timeBase Millis = 1 << 40
 
 // Sentinel is one sentinel's algorithm state. It is not safe for concurrent
 // use: one goroutine owns it (see the package doc).
 type Sentinel struct {
 	rng *rand.Rand
 
-	myid         string
-	currentEpoch uint64
-	timing       Timing
+	myid              string
+	currentEpoch      uint64
+	announceIP        string
+	announcePort      int
+	announceHostnames bool
+	resolveHostnames  bool
+	denyScripts       bool
+	sentinelUser      string
+	sentinelPass      string
+	port              int
+	requirePass       string
+	executable        func(string) bool
+	resolveIP         func(string) (string, bool)
 
-	masters map[string]*master
+	timing Timing
 
-	tilt bool
+	masters map[string]*instance
+	links   map[LinkID]*link
+	pending map[Tag]*pendingCmd
 
+	nextLink LinkID
+	nextConn ConnID
+	nextTag  Tag
+
+	now       Millis
+	started   bool
+	prevTick  Millis
+	tilt      bool
+	tiltStart Millis
+	simFlags  simFailure
+
+	out     []Effect
 	persist persistState
+	scripts scriptQueue
 }
 
-type master struct {
-	name string
-}
+type simFailure uint8
 
-type persistState struct {
-	doneSeq uint64
-}
+const (
+	simCrashAfterElection simFailure = 1 << iota
+	simCrashAfterPromotion
+)
 
 func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
-	s := &Sentinel{rng: rng, masters: map[string]*master{}}
+	s := &Sentinel{
+		rng:               rng,
+		myid:              cfg.MyID,
+		currentEpoch:      cfg.CurrentEpoch,
+		announceIP:        cfg.AnnounceIP,
+		announcePort:      cfg.AnnouncePort,
+		announceHostnames: cfg.AnnounceHostnames,
+		resolveHostnames:  cfg.ResolveHostnames,
+		denyScripts:       cfg.DenyScriptsReconfig,
+		sentinelUser:      cfg.SentinelUser,
+		sentinelPass:      cfg.SentinelPass,
+		port:              cfg.Port,
+		requirePass:       cfg.RequirePass,
+		executable:        cfg.Executable,
+		resolveIP:         cfg.ResolveIP,
+		timing:            fillTiming(cfg.Timing),
+		masters:           map[string]*instance{},
+		links:             map[LinkID]*link{},
+		pending:           map[Tag]*pendingCmd{},
+		now:               timeBase,
+	}
+	if s.myid == "" {
+		s.myid = randomHex(rng, 40)
+		s.markDirty()
+	} else if len(s.myid) != 40 {
+		return nil, fmt.Errorf("%w: myid %q is not 40 characters long", ErrInvalidConfig, s.myid)
+	}
+	for i := range cfg.Masters {
+		mc := &cfg.Masters[i]
+		if err := s.loadMaster(mc); err != nil {
+			return nil, fmt.Errorf("%w: master %q: %w", ErrInvalidConfig, mc.Name, err)
+		}
+	}
+	// Link sharing needs every master loaded first.
+	for _, m := range s.sortedMasters() {
+		for _, si := range m.sortedSentinels() {
+			s.tryConnectionSharing(si)
+		}
+	}
 	return s, nil
 }
 
-func (s *Sentinel) step(now Millis, ev Event) []Effect { return nil }
-
-func (s *Sentinel) sortedMasters() []*master {
-	out := make([]*master, 0, len(s.masters))
-	for _, m := range s.masters {
-		out = append(out, m)
+// fillTiming replaces zero timers by their defaults.
+func fillTiming(t Timing) Timing {
+	d := DefaultTiming()
+	fill := func(v *Millis, def Millis) {
+		if *v <= 0 {
+			*v = def
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	fill(&t.InfoPeriod, d.InfoPeriod)
+	fill(&t.PingPeriod, d.PingPeriod)
+	fill(&t.AskPeriod, d.AskPeriod)
+	fill(&t.PublishPeriod, d.PublishPeriod)
+	fill(&t.DefaultDownAfter, d.DefaultDownAfter)
+	fill(&t.DefaultFailoverTimeout, d.DefaultFailoverTimeout)
+	fill(&t.TiltTrigger, d.TiltTrigger)
+	fill(&t.TiltPeriod, d.TiltPeriod)
+	fill(&t.SlaveReconfTimeout, d.SlaveReconfTimeout)
+	fill(&t.MinLinkReconnectPeriod, d.MinLinkReconnectPeriod)
+	fill(&t.ElectionTimeout, d.ElectionTimeout)
+	fill(&t.ScriptMaxRuntime, d.ScriptMaxRuntime)
+	fill(&t.ScriptRetryDelay, d.ScriptRetryDelay)
+	return t
+}
+
+func randomHex(rng *rand.Rand, n int) string {
+	const hexdigits = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = hexdigits[rng.IntN(16)]
+	}
+	return string(b)
+}
+
+// loadMaster creates a master and its known replicas and sentinels from
+// the configuration (sentinelHandleConfiguration).
+func (s *Sentinel) loadMaster(mc *MasterConfig) error {
+	if mc.Name == "" {
+		return fmt.Errorf("empty master name")
+	}
+	if _, dup := s.masters[mc.Name]; dup {
+		return fmt.Errorf("duplicate master name")
+	}
+	if mc.Quorum <= 0 {
+		return fmt.Errorf("quorum must be 1 or greater")
+	}
+	if mc.Addr.Port < 0 || mc.Addr.Port > 65535 {
+		return fmt.Errorf("invalid port %d", mc.Addr.Port)
+	}
+	m := s.createMaster(mc.Name, s.normAddr(mc.Addr), mc.Quorum)
+	ms := m.m
+	if mc.DownAfter > 0 {
+		m.downAfter = mc.DownAfter
+	}
+	if mc.FailoverTimeout > 0 {
+		ms.failoverTimeout = mc.FailoverTimeout
+	}
+	if mc.ParallelSyncs > 0 {
+		ms.parallelSyncs = mc.ParallelSyncs
+	}
+	ms.rebootDownAfter = mc.MasterRebootDownAfterPeriod
+	ms.notificationScript = mc.NotificationScript
+	ms.clientReconfigScript = mc.ClientReconfigScript
+	ms.authUser = mc.AuthUser
+	ms.authPass = mc.AuthPass
+	ms.renames = append([]Rename(nil), mc.RenameCommands...)
+	ms.configEpoch = mc.ConfigEpoch
+	ms.leaderEpoch = mc.LeaderEpoch
+	ms.leader = mc.Leader
+	if ms.configEpoch > s.currentEpoch {
+		s.currentEpoch = ms.configEpoch
+	}
+	for _, ra := range mc.KnownReplicas {
+		a := s.normAddr(ra)
+		if _, ok := ms.replicas[addrKey(a)]; ok || a.Port <= 0 || a.Port > 65535 {
+			continue
+		}
+		s.createReplica(m, a)
+	}
+	for _, ks := range mc.KnownSentinels {
+		if ks.RunID == "" || ks.RunID == s.myid {
+			continue
+		}
+		if _, ok := ms.sentinels[ks.RunID]; ok {
+			continue
+		}
+		s.createSentinel(m, ks.RunID, s.normAddr(ks.Addr))
+	}
+	return nil
+}
+
+// normAddr fills IP from Host for literal addresses.
+func (s *Sentinel) normAddr(a Addr) Addr {
+	if a.Host == "" {
+		a.Host = a.IP
+	}
+	if a.IP == "" {
+		if ip, ok := parseIP(a.Host); ok {
+			a.IP = ip
+		} else if s.resolveHostnames && s.resolveIP != nil {
+			if ip, ok := s.resolveIP(a.Host); ok {
+				a.IP = ip
+			}
+		}
+	}
+	return a
+}
+
+func (s *Sentinel) step(now Millis, ev Event) []Effect {
+	s.now = now + timeBase
+	s.out = nil
+	if !s.started {
+		s.start()
+	}
+	switch e := ev.(type) {
+	case Tick:
+		s.tick()
+	case *Tick:
+		s.tick()
+	case LinkConnected:
+		s.onLinkConnected(e)
+	case LinkClosed:
+		s.onLinkClosed(e)
+	case Reply:
+		s.onReply(e)
+	case Message:
+		s.onMessage(e)
+	case Request:
+		s.onRequest(e)
+	case PersistDone:
+		s.onPersistDone(e)
+	case ScriptStarted:
+		s.onScriptStarted(e)
+	case ScriptDone:
+		s.onScriptDone(e)
+	}
+	s.flushPersist()
+	out := s.out
+	s.out = nil
 	return out
 }
 
-func (s *Sentinel) masterView(m *master) MasterView { return MasterView{Name: m.name} }
-func (s *Sentinel) snapshot() State                 { return State{} }
-func (s *Sentinel) nextDeadline(now Millis) Millis  { return now + 100 }
-func (s *Sentinel) infoSection(now Millis) string   { return "" }
+// start runs the startup work of sentinelIsRunning: timestamps start now,
+// +monitor for every master.
+func (s *Sentinel) start() {
+	s.started = true
+	s.prevTick = s.now
+	for _, m := range s.sortedMasters() {
+		s.touch(m)
+		for _, r := range m.sortedReplicas() {
+			s.touch(r)
+		}
+		for _, si := range m.sortedSentinels() {
+			s.touch(si)
+		}
+	}
+	for _, m := range s.sortedMasters() {
+		s.event(LevelWarning, "+monitor", m, fmt.Sprintf("%s quorum %d", s.at(m), m.m.quorum))
+	}
+}
+
+// touch resets the creation timestamps of an instance created before the
+// first Step knew the time.
+func (s *Sentinel) touch(i *instance) {
+	i.lastPubTime = s.now
+	i.lastHelloTime = s.now
+	i.lastMDReplyTime = s.now
+	i.roleReportedTime = s.now
+	i.slaveConfChange = s.now
+	l := i.link
+	l.actPingTime = s.now
+	l.lastAvailTime = s.now
+	l.lastPongTime = s.now
+}
+
+func (s *Sentinel) sortedMasters() []*instance { return sortedInstances(s.masters) }
+
+// emit appends an effect to the output of the current step.
+func (s *Sentinel) emit(e Effect) { s.out = append(s.out, e) }
+
+// logf emits a log line that is not an event.
+func (s *Sentinel) logf(level Level, format string, args ...any) {
+	s.emit(Log{Level: level, Msg: fmt.Sprintf(format, args...)})
+}
+
+// sortedKeys returns the keys of a map in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

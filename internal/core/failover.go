@@ -1,0 +1,334 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// startFailoverIfNeeded is sentinelStartFailoverIfNeeded.
+func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
+	ms := m.m
+	if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {
+		return false
+	}
+	if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {
+		if ms.failoverDelayLogged != ms.failoverStartTime {
+			ms.failoverDelayLogged = ms.failoverStartTime
+			s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
+				ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+		}
+		return false
+	}
+	s.startFailover(m)
+	return true
+}
+
+// startFailover is sentinelStartFailover.
+func (s *Sentinel) startFailover(m *instance) {
+	ms := m.m
+	ms.failoverState = FailoverWaitStart
+	ms.failoverStateChange = s.now
+	m.flags |= fFailoverInProgress
+	s.currentEpoch++
+	ms.failoverEpoch = s.currentEpoch
+	s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	s.event(LevelWarning, "+try-failover", m, s.at(m))
+	ms.failoverStartTime = s.now + s.desync()
+}
+
+// failoverStateMachine is sentinelFailoverStateMachine.
+func (s *Sentinel) failoverStateMachine(m *instance) {
+	if m.flags&fFailoverInProgress == 0 {
+		return
+	}
+	switch m.m.failoverState {
+	case FailoverWaitStart:
+		s.failoverWaitStart(m)
+	case FailoverSelectSlave:
+		s.failoverSelectSlave(m)
+	case FailoverSendSlaveofNoOne:
+		s.failoverSendSlaveOfNoOne(m)
+	case FailoverWaitPromotion:
+		s.failoverWaitPromotion(m)
+	case FailoverReconfSlaves:
+		s.failoverReconfNextSlave(m)
+	}
+}
+
+// electionTimeout is min(election-timeout, failover-timeout).
+func (s *Sentinel) electionTimeout(m *instance) Millis {
+	t := s.timing.ElectionTimeout
+	if t > m.m.failoverTimeout {
+		t = m.m.failoverTimeout
+	}
+	return t
+}
+
+func (s *Sentinel) failoverWaitStart(m *instance) {
+	ms := m.m
+	leader := s.getLeader(m, ms.failoverEpoch)
+	isLeader := leader != "" && strings.EqualFold(leader, s.myid)
+	if !isLeader && m.flags&fForceFailover == 0 {
+		if s.now-ms.failoverStartTime > s.electionTimeout(m) {
+			s.event(LevelWarning, "-failover-abort-not-elected", m, s.at(m))
+			s.abortFailover(m)
+		}
+		return
+	}
+	s.event(LevelWarning, "+elected-leader", m, s.at(m))
+	if s.simFlags&simCrashAfterElection != 0 {
+		s.simulatedCrash("crash-after-election")
+		return
+	}
+	ms.failoverState = FailoverSelectSlave
+	ms.failoverStateChange = s.now
+	s.event(LevelWarning, "+failover-state-select-slave", m, s.at(m))
+}
+
+func (s *Sentinel) failoverSelectSlave(m *instance) {
+	r := s.selectSlave(m)
+	if r == nil {
+		s.event(LevelWarning, "-failover-abort-no-good-slave", m, s.at(m))
+		s.abortFailover(m)
+		return
+	}
+	s.event(LevelWarning, "+selected-slave", r, s.at(r))
+	r.flags |= fPromoted
+	m.m.promoted = r
+	m.m.failoverState = FailoverSendSlaveofNoOne
+	m.m.failoverStateChange = s.now
+	s.event(LevelNotice, "+failover-state-send-slaveof-noone", r, s.at(r))
+}
+
+func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
+	r := m.m.promoted
+	if r.link.disconnected() || !r.connUp(false) {
+		if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
+			s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
+			s.abortFailover(m)
+		}
+		return
+	}
+	if !s.sendSlaveOf(r, nil) {
+		return
+	}
+	// Speed-up: ask INFO right after the transaction, so the promotion is
+	// seen without waiting for the next INFO period.
+	if snd, ok := s.newSend(r, false, cmdInfo, s.mapCmd(r, "INFO")); ok {
+		r.infoPending = true
+		s.revealSend(snd) // stays behind the transaction if that is held
+	}
+	s.event(LevelNotice, "+failover-state-wait-promotion", r, s.at(r))
+	m.m.failoverState = FailoverWaitPromotion
+	m.m.failoverStateChange = s.now
+}
+
+func (s *Sentinel) failoverWaitPromotion(m *instance) {
+	if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
+		s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
+		s.abortFailover(m)
+	}
+}
+
+// failoverReconfNextSlave is sentinelFailoverReconfNextSlave.
+func (s *Sentinel) failoverReconfNextSlave(m *instance) {
+	ms := m.m
+	inProgress := 0
+	replicas := m.sortedReplicas()
+	for _, r := range replicas {
+		if r.flags&(fReconfSent|fReconfInprog) != 0 {
+			inProgress++
+		}
+	}
+	for _, r := range replicas {
+		if inProgress >= ms.parallelSyncs {
+			break
+		}
+		if r.flags&(fPromoted|fReconfDone) != 0 {
+			continue
+		}
+		if r.flags&fReconfSent != 0 && s.now-r.reconfSentTime > s.timing.SlaveReconfTimeout {
+			s.event(LevelNotice, "-slave-reconf-sent-timeout", r, s.at(r))
+			r.flags &^= fReconfSent
+			r.flags |= fReconfDone
+			continue
+		}
+		if r.flags&(fReconfSent|fReconfInprog) != 0 || r.link.disconnected() {
+			continue
+		}
+		if s.sendSlaveOf(r, &ms.promoted.addr) {
+			r.flags |= fReconfSent
+			r.reconfSentTime = s.now
+			s.event(LevelNotice, "+slave-reconf-sent", r, s.at(r))
+			inProgress++
+		}
+	}
+	s.failoverDetectEnd(m)
+}
+
+// failoverDetectEnd is sentinelFailoverDetectEnd.
+func (s *Sentinel) failoverDetectEnd(m *instance) {
+	ms := m.m
+	if ms.promoted == nil || ms.promoted.flags&fSDown != 0 {
+		return
+	}
+	notReconfigured := 0
+	for _, r := range m.sortedReplicas() {
+		if r.flags&(fPromoted|fReconfDone|fSDown) != 0 {
+			continue
+		}
+		notReconfigured++
+	}
+	timeout := false
+	if s.now-ms.failoverStateChange > ms.failoverTimeout {
+		notReconfigured = 0
+		timeout = true
+		s.event(LevelWarning, "+failover-end-for-timeout", m, s.at(m))
+	}
+	if notReconfigured == 0 {
+		s.event(LevelWarning, "+failover-end", m, s.at(m))
+		ms.failoverState = FailoverUpdateConfig
+		ms.failoverStateChange = s.now
+	}
+	if timeout {
+		for _, r := range m.sortedReplicas() {
+			if r.flags&(fPromoted|fReconfDone|fReconfSent) != 0 || r.link.disconnected() {
+				continue
+			}
+			if s.sendSlaveOf(r, &ms.promoted.addr) {
+				s.event(LevelNotice, "+slave-reconf-sent-be", r, s.at(r))
+				r.flags |= fReconfSent
+			}
+		}
+	}
+}
+
+// abortFailover is sentinelAbortFailover; failover_start_time is kept so
+// the 2×failover-timeout back-off applies.
+func (s *Sentinel) abortFailover(m *instance) {
+	ms := m.m
+	m.flags &^= fFailoverInProgress | fForceFailover
+	ms.failoverState = FailoverNone
+	ms.failoverStateChange = s.now
+	if ms.promoted != nil {
+		ms.promoted.flags &^= fPromoted
+		ms.promoted = nil
+	}
+}
+
+// sendSlaveOf sends the reconfiguration transaction (sentinelSendSlaveOf):
+// MULTI, SLAVEOF host port (or NO ONE when to is nil), CONFIG REWRITE,
+// CLIENT KILL TYPE normal, CLIENT KILL TYPE pubsub, EXEC. SLAVEOF NO ONE
+// follows an election, so it is held until our vote is persisted.
+func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
+	if !r.connUp(false) || r.link.disconnected() {
+		return false
+	}
+	host, port := "NO", "ONE"
+	if to != nil {
+		host, port = s.announceHost(*to), strconv.Itoa(to.Port)
+	}
+	cmds := [][]string{
+		{s.mapCmd(r, "MULTI")},
+		{s.mapCmd(r, "SLAVEOF"), host, port},
+		{s.mapCmd(r, "CONFIG"), "REWRITE"},
+		{s.mapCmd(r, "CLIENT"), "KILL", "TYPE", "normal"},
+		{s.mapCmd(r, "CLIENT"), "KILL", "TYPE", "pubsub"},
+		{s.mapCmd(r, "EXEC")},
+	}
+	for _, c := range cmds {
+		snd, ok := s.newSend(r, false, cmdDiscard, c...)
+		if !ok {
+			return false
+		}
+		s.revealSend(snd)
+	}
+	return true
+}
+
+// switchToPromoted is sentinelFailoverSwitchToPromotedSlave.
+func (s *Sentinel) switchToPromoted(m *instance) {
+	ref := m
+	if m.m.promoted != nil {
+		ref = m.m.promoted
+	}
+	s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d", m.name,
+		s.announceHost(m.addr), m.addr.Port, s.announceHost(ref.addr), ref.addr.Port))
+	s.resetMasterAndChangeAddress(m, ref.addr.Host, ref.addr.Port)
+}
+
+// resetMaster is sentinelResetMaster.
+func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
+	ms := m.m
+	for _, r := range m.sortedReplicas() {
+		s.releaseInstance(r)
+	}
+	ms.replicas = map[string]*instance{}
+	if dropSentinels {
+		for _, si := range m.sortedSentinels() {
+			s.releaseInstance(si)
+		}
+		ms.sentinels = map[string]*instance{}
+	}
+	s.closeConn(m.link, false)
+	s.closeConn(m.link, true)
+	m.flags &= fMaster
+	ms.leader = ""
+	ms.failoverState = FailoverNone
+	ms.failoverStateChange = 0
+	ms.failoverStartTime = 0
+	ms.promoted = nil
+	m.runid = ""
+	m.slaveMasterHost = ""
+	m.infoPending = false
+	l := m.link
+	l.actPingTime = s.now
+	l.lastPingTime = 0
+	l.lastAvailTime = s.now
+	l.lastPongTime = s.now
+	m.roleReportedTime = s.now
+	m.roleReported = fMaster
+	if generateEvent {
+		s.event(LevelWarning, "+reset-master", m, s.at(m))
+	}
+}
+
+// resetMasterAndChangeAddress is sentinelResetMasterAndChangeAddress: the
+// master moves to host:port; its old address and its other replicas become
+// replicas of the new address.
+func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port int) bool {
+	newAddr, ok := s.resolveAddr(host, port)
+	if !ok {
+		return false
+	}
+	var replicas []Addr
+	for _, r := range m.sortedReplicas() {
+		if addrEqualsHost(r.addr, host, port) {
+			continue
+		}
+		replicas = append(replicas, r.addr)
+	}
+	if !addrEqualsHost(m.addr, host, port) {
+		replicas = append(replicas, m.addr)
+	}
+	s.resetMaster(m, false, false)
+	m.addr = newAddr
+	m.odownSince = 0
+	m.sdownSince = 0
+	for _, a := range replicas {
+		if _, dup := m.m.replicas[addrKey(a)]; dup {
+			continue
+		}
+		r := s.createReplica(m, a)
+		s.event(LevelNotice, "+slave", r, s.at(r))
+	}
+	s.markDirty()
+	return true
+}
+
+// simulatedCrash implements SENTINEL SIMULATE-FAILURE.
+func (s *Sentinel) simulatedCrash(what string) {
+	s.logf(LevelWarning, "Simulated failure: %s", what)
+	s.emit(Exit{Code: 99})
+}

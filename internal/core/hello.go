@@ -1,0 +1,174 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// hello is a parsed hello payload (§11).
+type hello struct {
+	ip          string
+	port        int
+	runid       string
+	epoch       uint64
+	masterName  string
+	masterIP    string
+	masterPort  int
+	configEpoch uint64
+}
+
+// parseHello splits a hello payload into its 8 comma-separated fields;
+// numbers use C atoi/strtoull semantics like sentinelProcessHelloMessage.
+func parseHello(payload string) (hello, bool) {
+	tok := strings.Split(payload, ",")
+	if len(tok) != 8 {
+		return hello{}, false
+	}
+	return hello{
+		ip:          tok[0],
+		port:        int(atoll(tok[1])),
+		runid:       tok[2],
+		epoch:       uint64(atoll(tok[3])),
+		masterName:  tok[4],
+		masterIP:    tok[5],
+		masterPort:  int(atoll(tok[6])),
+		configEpoch: uint64(atoll(tok[7])),
+	}, true
+}
+
+// formatHello renders a hello payload.
+func formatHello(h hello) string {
+	return fmt.Sprintf("%s,%d,%s,%d,%s,%s,%d,%d", h.ip, h.port, h.runid, h.epoch,
+		h.masterName, h.masterIP, h.masterPort, h.configEpoch)
+}
+
+// processHello is sentinelProcessHelloMessage (plus the own-myid filter of
+// sentinelReceiveHelloMessages and sentinelPublishCommand).
+func (s *Sentinel) processHello(payload string) {
+	if strings.Contains(payload, s.myid) {
+		return
+	}
+	h, ok := parseHello(payload)
+	if !ok {
+		return
+	}
+	m, ok := s.masters[h.masterName]
+	if !ok {
+		return
+	}
+	si := m.m.sentinels[h.runid]
+	if si != nil && !addrEqualsHost(si.addr, h.ip, h.port) {
+		si = nil // known runid at another address: an address switch
+	}
+	if si == nil {
+		removed := s.removeSentinelByRunID(m, h.runid)
+		if removed {
+			s.event(LevelNotice, "+sentinel-address-switch", m,
+				fmt.Sprintf("%s ip %s port %d for %s", s.at(m), h.ip, h.port, h.runid))
+		} else if other := m.sentinelByAddr(h.ip, h.port); other != nil {
+			s.event(LevelNotice, "+sentinel-invalid-addr", other, s.at(other))
+			runid := other.runid
+			for _, mm := range s.sortedMasters() {
+				s.removeSentinelByRunID(mm, runid)
+			}
+		}
+		if a, ok := s.resolveAddr(h.ip, h.port); ok && h.runid != "" {
+			si = s.createSentinel(m, h.runid, a)
+			if !removed {
+				s.event(LevelNotice, "+sentinel", si, s.at(si))
+			}
+			s.tryConnectionSharing(si)
+			if removed {
+				s.updateSentinelAddressInAllMasters(si)
+			}
+			s.markDirty()
+		}
+	}
+	if h.epoch > s.currentEpoch {
+		s.currentEpoch = h.epoch
+		s.markDirty()
+		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	}
+	if si != nil && m.m.configEpoch < h.configEpoch {
+		m.m.configEpoch = h.configEpoch
+		s.markDirty()
+		if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
+			s.event(LevelWarning, "+config-update-from", si, s.at(si))
+			s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
+				m.name, s.announceHost(m.addr), m.addr.Port, h.masterIP, h.masterPort))
+			old := m.addr
+			if s.resetMasterAndChangeAddress(m, h.masterIP, h.masterPort) {
+				s.clientReconfScript(m, "observer", old, m.addr)
+			}
+		}
+	}
+	if si != nil {
+		si.lastHelloTime = s.now
+	}
+}
+
+// updateSentinelAddressInAllMasters propagates the new address of a
+// sentinel to its objects under every other master
+// (sentinelUpdateSentinelAddressInAllMasters).
+func (s *Sentinel) updateSentinelAddressInAllMasters(si *instance) {
+	n := 0
+	for _, m := range s.sortedMasters() {
+		match, ok := m.m.sentinels[si.runid]
+		if !ok || match == si || addrEqual(match.addr, si.addr) {
+			continue
+		}
+		match.addr = si.addr
+		s.closeConn(match.link, false)
+		for _, u := range match.link.users {
+			u.addr = si.addr
+		}
+		n++
+	}
+	if n > 0 {
+		s.event(LevelNotice, "+sentinel-address-update", si, fmt.Sprintf("%s %d additional matching instances", s.at(si), n))
+	}
+}
+
+// currentMasterAddr is sentinelGetCurrentMasterAddress: the promoted
+// replica once the failover reached RECONF_SLAVES.
+func (s *Sentinel) currentMasterAddr(m *instance) Addr {
+	ms := m.m
+	if m.flags&fFailoverInProgress != 0 && ms.promoted != nil && ms.failoverState >= FailoverReconfSlaves {
+		return ms.promoted.addr
+	}
+	return m.addr
+}
+
+// sendHello publishes our hello for i's master on i's command connection
+// (sentinelSendHello). It reveals the current epoch, so it is held until
+// the epoch is persisted.
+func (s *Sentinel) sendHello(i *instance) bool {
+	m := i.masterOf()
+	if i.link.disconnected() {
+		return false
+	}
+	ip := s.announceIP
+	if ip == "" {
+		ip = i.link.localIP
+		if ip == "" {
+			return false
+		}
+	}
+	port := s.announcePort
+	if port == 0 {
+		port = s.port
+	}
+	ma := s.currentMasterAddr(m)
+	payload := formatHello(hello{
+		ip: ip, port: port, runid: s.myid, epoch: s.currentEpoch,
+		masterName: m.name, masterIP: s.announceHost(ma), masterPort: ma.Port,
+		configEpoch: m.m.configEpoch,
+	})
+	snd, ok := s.newSend(i, false, cmdHello, s.mapCmd(i, "PUBLISH"), HelloChannel, payload)
+	if !ok {
+		return false
+	}
+	s.revealSend(snd)
+	return true
+}

@@ -1,0 +1,295 @@
+package core
+
+import (
+	"strings"
+)
+
+// infoReport is what sentinelRefreshInstanceInfo extracts from an INFO
+// reply. It is produced by parseInfo, a pure function.
+type infoReport struct {
+	runID    string
+	replicas []hostPortPair // slave<N>: lines (meaningful for masters)
+	// linkDownSince is master_link_down_since_seconds in ms (0 if absent).
+	linkDownSince Millis
+	role          flag // fMaster, fSlave or 0 when unknown
+
+	// Fields of a replica, only parsed after a role:slave line.
+	masterHost       string
+	hasMasterHost    bool
+	masterPort       int
+	hasMasterPort    bool
+	linkUp           bool
+	hasLinkStatus    bool
+	priority         int
+	hasPriority      bool
+	replOffset       uint64
+	hasReplOffset    bool
+	replicaAnnounced int
+	hasAnnounced     bool
+}
+
+type hostPortPair struct {
+	host string
+	port int
+}
+
+// parseInfo parses an INFO reply the way sentinelRefreshInstanceInfo does:
+// lines split on "\r\n", C atoi/strtoull semantics for numbers.
+func parseInfo(info string) infoReport {
+	var r infoReport
+	for _, l := range strings.Split(info, "\r\n") {
+		if len(l) >= 47 && strings.HasPrefix(l, "run_id:") {
+			r.runID = l[7:47]
+		}
+		if len(l) > 5 && strings.HasPrefix(l, "slave") && l[5] >= '0' && l[5] <= '9' {
+			if hp, ok := parseSlaveLine(l); ok {
+				r.replicas = append(r.replicas, hp)
+			}
+		}
+		if len(l) >= 32 && strings.HasPrefix(l, "master_link_down_since_seconds") {
+			r.linkDownSince = Millis(atoll(l[31:])) * 1000
+		}
+		if len(l) >= 6 && strings.HasPrefix(l, "role:") {
+			switch {
+			case strings.HasPrefix(l[5:], "master"):
+				r.role = fMaster
+			case strings.HasPrefix(l[5:], "slave"):
+				r.role = fSlave
+			}
+		}
+		if r.role != fSlave {
+			continue
+		}
+		switch {
+		case len(l) >= 12 && strings.HasPrefix(l, "master_host:"):
+			r.masterHost, r.hasMasterHost = l[12:], true
+		case len(l) >= 12 && strings.HasPrefix(l, "master_port:"):
+			r.masterPort, r.hasMasterPort = int(atoll(l[12:])), true
+		case len(l) >= 19 && strings.HasPrefix(l, "master_link_status:"):
+			r.linkUp, r.hasLinkStatus = len(l) >= 21 && strings.EqualFold(l[19:21], "up"), true
+		case len(l) >= 15 && strings.HasPrefix(l, "slave_priority:"):
+			r.priority, r.hasPriority = int(atoll(l[15:])), true
+		case len(l) >= 18 && strings.HasPrefix(l, "slave_repl_offset:"):
+			r.replOffset, r.hasReplOffset = uint64(atoll(l[18:])), true
+		case len(l) >= 18 && strings.HasPrefix(l, "replica_announced:"):
+			r.replicaAnnounced, r.hasAnnounced = int(atoll(l[18:])), true
+		}
+	}
+	return r
+}
+
+// parseSlaveLine parses "slave0:ip=..,port=..,..." or the old
+// "slave0:<ip>,<port>,<state>" format.
+func parseSlaveLine(l string) (hostPortPair, bool) {
+	var ip, port string
+	if !strings.Contains(l, "ip=") {
+		c := strings.IndexByte(l, ':')
+		if c < 0 {
+			return hostPortPair{}, false
+		}
+		rest := l[c+1:]
+		parts := strings.SplitN(rest, ",", 3)
+		if len(parts) < 3 {
+			return hostPortPair{}, false
+		}
+		ip, port = parts[0], parts[1]
+	} else {
+		i := strings.Index(l, "ip=")
+		p := strings.Index(l, "port=")
+		if p < 0 {
+			return hostPortPair{}, false
+		}
+		ip = l[i+3:]
+		if e := strings.IndexByte(ip, ','); e >= 0 {
+			ip = ip[:e]
+		}
+		port = l[p+5:]
+		if e := strings.IndexByte(port, ','); e >= 0 {
+			port = port[:e]
+		}
+	}
+	if ip == "" {
+		return hostPortPair{}, false
+	}
+	return hostPortPair{host: ip, port: int(atoll(port))}, true
+}
+
+// atoll mimics C strtoll(s, NULL, 10): optional spaces and sign, then
+// digits up to the first non-digit; 0 if none; saturates on overflow.
+func atoll(s string) int64 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := int64(s[i] - '0')
+		if n > (1<<63-1-d)/10 {
+			n = 1<<63 - 1
+			break
+		}
+		n = n*10 + d
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// refreshInfo is sentinelRefreshInstanceInfo: record what INFO says, then
+// act on role changes (skipped in TILT).
+func (s *Sentinel) refreshInfo(i *instance, info string) {
+	r := parseInfo(info)
+	i.info, i.hasInfo = info, true
+	i.masterLinkDownTime = r.linkDownSince
+	if r.runID != "" {
+		if i.runid != "" && i.runid != r.runID {
+			s.event(LevelNotice, "+reboot", i, s.at(i))
+			if i.isMaster() && i.m.rebootDownAfter != 0 {
+				i.flags |= fMasterReboot
+				i.rebootSince = s.now
+			}
+		}
+		i.runid = r.runID
+	}
+	if i.isMaster() {
+		for _, hp := range r.replicas {
+			if i.lookupReplica(hp.host, hp.port) != nil {
+				continue
+			}
+			a, ok := s.resolveAddr(hp.host, hp.port)
+			if !ok {
+				continue
+			}
+			if _, dup := i.m.replicas[addrKey(a)]; dup {
+				continue
+			}
+			rep := s.createReplica(i, a)
+			s.event(LevelNotice, "+slave", rep, s.at(rep))
+			s.markDirty()
+		}
+	}
+	if r.role == fSlave {
+		if r.hasMasterHost && (i.slaveMasterHost == "" || !strings.EqualFold(r.masterHost, i.slaveMasterHost)) {
+			i.slaveMasterHost = r.masterHost
+			i.slaveConfChange = s.now
+		}
+		if r.hasMasterPort && i.slaveMasterPort != r.masterPort {
+			i.slaveMasterPort = r.masterPort
+			i.slaveConfChange = s.now
+		}
+		if r.hasLinkStatus {
+			i.slaveMasterLinkUp = r.linkUp
+		}
+		if r.hasPriority {
+			i.priority = r.priority
+		}
+		if r.hasReplOffset {
+			i.replOffset = r.replOffset
+		}
+		if r.hasAnnounced {
+			i.replicaAnnounced = r.replicaAnnounced != 0
+		}
+	}
+	i.infoRefresh = s.now
+
+	if r.role != 0 && r.role != i.roleReported {
+		i.roleReportedTime = s.now
+		i.roleReported = r.role
+		if r.role == fSlave {
+			i.slaveConfChange = s.now
+		}
+		typ := "-role-change"
+		if i.flags&(fMaster|fSlave) == r.role {
+			typ = "+role-change"
+		}
+		roleName := "master"
+		if r.role == fSlave {
+			roleName = "slave"
+		}
+		s.event(LevelVerbose, typ, i, s.at(i)+" new reported role is "+roleName)
+	}
+	if s.tilt || i.isSentinel() {
+		return
+	}
+	if i.isSlave() && r.role == fMaster {
+		s.replicaReportsMaster(i)
+	}
+	m := i.master
+	if i.isSlave() && r.role == fSlave &&
+		(i.slaveMasterPort != m.addr.Port || !addrEqualsHost(m.addr, i.slaveMasterHost, m.addr.Port)) {
+		wait := m.m.failoverTimeout
+		if s.masterLooksSane(m) && s.noDownFor(i, wait) && s.now-i.slaveConfChange > wait {
+			if s.sendSlaveOf(i, &m.addr) {
+				s.event(LevelNotice, "+fix-slave-config", i, s.at(i))
+			}
+		}
+	}
+	if i.isSlave() && r.role == fSlave && i.flags&(fReconfSent|fReconfInprog) != 0 && m.m.promoted != nil {
+		p := m.m.promoted
+		if i.flags&fReconfSent != 0 && i.slaveMasterHost != "" &&
+			addrEqualsHost(p.addr, i.slaveMasterHost, i.slaveMasterPort) {
+			i.flags &^= fReconfSent
+			i.flags |= fReconfInprog
+			s.event(LevelNotice, "+slave-reconf-inprog", i, s.at(i))
+		}
+		if i.flags&fReconfInprog != 0 && i.slaveMasterLinkUp {
+			i.flags &^= fReconfInprog
+			i.flags |= fReconfDone
+			s.event(LevelNotice, "+slave-reconf-done", i, s.at(i))
+		}
+	}
+}
+
+// replicaReportsMaster handles a replica that says it is a master: our
+// promotion completing, or a stray master to convert back.
+func (s *Sentinel) replicaReportsMaster(i *instance) {
+	m := i.master
+	if i.flags&fPromoted != 0 && m.flags&fFailoverInProgress != 0 && m.m.failoverState == FailoverWaitPromotion {
+		m.m.configEpoch = m.m.failoverEpoch
+		m.m.failoverState = FailoverReconfSlaves
+		m.m.failoverStateChange = s.now
+		s.markDirty()
+		s.event(LevelWarning, "+promoted-slave", i, s.at(i))
+		if s.simFlags&simCrashAfterPromotion != 0 {
+			s.simulatedCrash("crash-after-promotion")
+			return
+		}
+		s.event(LevelWarning, "+failover-state-reconf-slaves", m, s.at(m))
+		s.clientReconfScript(m, "leader", m.addr, i.addr)
+		m.lastPubTime = 0 // sentinelForceHelloUpdateForMaster
+		for _, r := range m.sortedReplicas() {
+			r.lastPubTime = 0
+		}
+		for _, si := range m.sortedSentinels() {
+			si.lastPubTime = 0
+		}
+		return
+	}
+	wait := 4 * s.timing.PublishPeriod
+	if i.flags&fPromoted == 0 && s.masterLooksSane(m) && s.noDownFor(i, wait) && s.now-i.roleReportedTime > wait {
+		if s.sendSlaveOf(i, &m.addr) {
+			s.event(LevelNotice, "+convert-to-slave", i, s.at(i))
+		}
+	}
+}
+
+// masterLooksSane is sentinelMasterLooksSane.
+func (s *Sentinel) masterLooksSane(m *instance) bool {
+	return m.isMaster() && m.roleReported == fMaster && m.flags&(fSDown|fODown) == 0 &&
+		m.infoRefresh != 0 && s.now-m.infoRefresh < 2*s.timing.InfoPeriod
+}
+
+// noDownFor is sentinelRedisInstanceNoDownFor.
+func (s *Sentinel) noDownFor(i *instance, ms Millis) bool {
+	recent := i.sdownSince
+	if i.odownSince > recent {
+		recent = i.odownSince
+	}
+	return recent == 0 || s.now-recent > ms
+}

@@ -1,0 +1,182 @@
+package core
+
+import (
+	"sort"
+	"strings"
+)
+
+// flag is a bit of sentinelRedisInstance.flags (SRI_*).
+type flag uint32
+
+const (
+	fMaster flag = 1 << iota
+	fSlave
+	fSentinel
+	fSDown
+	fODown
+	fMasterDown
+	fFailoverInProgress
+	fPromoted
+	fReconfSent
+	fReconfInprog
+	fReconfDone
+	fForceFailover
+	fScriptKillSent
+	fMasterReboot
+)
+
+// instance is a sentinelRedisInstance: a master, a replica of a master, or
+// a peer sentinel of a master.
+type instance struct {
+	flags    flag
+	name     string // master name, replica "ip:port", sentinel runid
+	addr     Addr
+	runid    string
+	link     *link
+	master   *instance // nil for masters
+	released bool      // removed: late replies are discarded
+
+	downAfter        Millis
+	sdownSince       Millis
+	odownSince       Millis
+	lastPubTime      Millis
+	lastHelloTime    Millis
+	lastMDReplyTime  Millis // last_master_down_reply_time
+	askPending       bool   // an is-master-down-by-addr request is in flight
+	infoPending      bool   // an INFO request is in flight
+	infoRefresh      Millis // 0: never
+	info             string
+	hasInfo          bool
+	roleReported     flag // fMaster or fSlave
+	roleReportedTime Millis
+	slaveConfChange  Millis
+	rebootSince      Millis
+
+	// replica fields (from INFO)
+	masterLinkDownTime Millis
+	slaveMasterHost    string
+	slaveMasterPort    int
+	slaveMasterLinkUp  bool
+	priority           int
+	replOffset         uint64
+	replicaAnnounced   bool
+	reconfSentTime     Millis
+
+	// sentinel fields: the vote the peer reported
+	leader      string
+	leaderEpoch uint64
+
+	// master fields
+	m *masterState
+}
+
+// masterState holds the fields only masters have.
+type masterState struct {
+	quorum               int
+	failoverTimeout      Millis
+	parallelSyncs        int
+	rebootDownAfter      Millis
+	notificationScript   string
+	clientReconfigScript string
+	authUser             string
+	authPass             string
+	renames              []Rename
+
+	configEpoch uint64
+	leader      string
+	leaderEpoch uint64
+
+	replicas  map[string]*instance // key: addrKey
+	sentinels map[string]*instance // key: runid
+
+	failoverState       FailoverState
+	failoverEpoch       uint64
+	failoverStateChange Millis
+	failoverStartTime   Millis // 0: never
+	failoverDelayLogged Millis
+	promoted            *instance
+}
+
+func (i *instance) isMaster() bool   { return i.flags&fMaster != 0 }
+func (i *instance) isSlave() bool    { return i.flags&fSlave != 0 }
+func (i *instance) isSentinel() bool { return i.flags&fSentinel != 0 }
+
+// masterOf returns the master an instance belongs to (itself for masters).
+func (i *instance) masterOf() *instance {
+	if i.isMaster() {
+		return i
+	}
+	return i.master
+}
+
+func (i *instance) role() Role {
+	switch {
+	case i.isMaster():
+		return RoleMaster
+	case i.isSlave():
+		return RoleReplica
+	}
+	return RoleSentinel
+}
+
+// sortedReplicas returns the replicas of a master in name order.
+func (i *instance) sortedReplicas() []*instance { return sortedInstances(i.m.replicas) }
+
+// sortedSentinels returns the sentinels of a master in runid order.
+func (i *instance) sortedSentinels() []*instance { return sortedInstances(i.m.sentinels) }
+
+func sortedInstances(d map[string]*instance) []*instance {
+	out := make([]*instance, 0, len(d))
+	for _, x := range d {
+		out = append(out, x)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].name < out[b].name })
+	return out
+}
+
+// addrEqualsHost reports whether a matches host:port (sentinelAddrEqualsHostname
+// plus the port check): same port and same IP or hostname, case-insensitively.
+func addrEqualsHost(a Addr, host string, port int) bool {
+	if a.Port != port {
+		return false
+	}
+	return strings.EqualFold(a.Host, host) || (a.IP != "" && strings.EqualFold(a.IP, host))
+}
+
+// addrEqual reports whether two addresses denote the same instance.
+func addrEqual(a, b Addr) bool {
+	if a.Port != b.Port {
+		return false
+	}
+	if a.IP != "" && b.IP != "" && a.IP == b.IP {
+		return true
+	}
+	return strings.EqualFold(a.Host, b.Host)
+}
+
+// flagsString renders flags in the fixed order of SENTINEL MASTER (§6).
+func (i *instance) flagsString() string {
+	var b []string
+	add := func(f flag, s string) {
+		if i.flags&f != 0 {
+			b = append(b, s)
+		}
+	}
+	add(fSDown, "s_down")
+	add(fODown, "o_down")
+	add(fMaster, "master")
+	add(fSlave, "slave")
+	add(fSentinel, "sentinel")
+	if i.link.disconnected() {
+		b = append(b, "disconnected")
+	}
+	add(fMasterDown, "master_down")
+	add(fFailoverInProgress, "failover_in_progress")
+	add(fPromoted, "promoted")
+	add(fReconfSent, "reconf_sent")
+	add(fReconfInprog, "reconf_inprog")
+	add(fReconfDone, "reconf_done")
+	add(fForceFailover, "force_failover")
+	add(fScriptKillSent, "script_kill_sent")
+	return strings.Join(b, ",")
+}

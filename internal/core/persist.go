@@ -1,0 +1,129 @@
+package core
+
+// persistRetryDelay paces new Persist attempts after a failed one.
+const persistRetryDelay Millis = 1000
+
+// persistState implements persist-before-reveal (see the package doc).
+type persistState struct {
+	dirty    bool   // state changed since the last emitted Persist
+	needSeq  uint64 // the Persist Seq that will cover the latest change
+	lastSeq  uint64 // Seq of the last emitted Persist
+	inflight uint64 // Seq of the outstanding Persist, 0 if none
+	doneSeq  uint64 // Seq of the last successful Persist
+	retryAt  Millis // no new Persist before this time (after a failure)
+	held     []heldEffect
+}
+
+// heldEffect is an effect waiting for a Persist to succeed.
+type heldEffect struct {
+	need uint64
+	eff  Effect
+	// fail replaces eff when the Persist fails; nil drops it.
+	fail Effect
+}
+
+// markDirty records a change of persisted state (sentinelFlushConfig).
+func (s *Sentinel) markDirty() {
+	p := &s.persist
+	p.dirty = true
+	p.needSeq = p.lastSeq + 1
+}
+
+// unpersisted reports whether some change is not on disk yet.
+func (s *Sentinel) unpersisted() bool { return s.persist.needSeq > s.persist.doneSeq }
+
+// reveal emits an effect that reveals persisted state, holding it until
+// every change made so far is on disk. fail is what to emit instead if the
+// Persist fails (nil: drop).
+func (s *Sentinel) reveal(e Effect, fail Effect) {
+	if !s.unpersisted() {
+		s.emit(e)
+		return
+	}
+	s.persist.held = append(s.persist.held, heldEffect{need: s.persist.needSeq, eff: e, fail: fail})
+}
+
+// revealSend is reveal for a command: the Send is registered as pending
+// now and discarded if the connection closes while it is held.
+func (s *Sentinel) revealSend(snd Send) { s.reveal(snd, nil) }
+
+// flushPersist emits a Persist when state is dirty and none is in flight.
+func (s *Sentinel) flushPersist() {
+	p := &s.persist
+	if !p.dirty || p.inflight != 0 || s.now < p.retryAt {
+		return
+	}
+	p.lastSeq++
+	p.inflight = p.lastSeq
+	p.needSeq = p.lastSeq
+	p.dirty = false
+	s.emit(Persist{Seq: p.lastSeq, State: s.snapshot()})
+}
+
+// onPersistDone releases (or fails) the effects held for a Persist.
+func (s *Sentinel) onPersistDone(e PersistDone) {
+	p := &s.persist
+	if e.Seq == 0 || e.Seq != p.inflight {
+		return
+	}
+	p.inflight = 0
+	if e.Err != nil {
+		s.logf(LevelWarning, "WARNING: Sentinel was not able to save the new configuration on disk!!!: %v", e.Err)
+		p.dirty = true
+		p.retryAt = s.now + persistRetryDelay
+	} else {
+		p.doneSeq = e.Seq
+	}
+	keep := p.held[:0:0]
+	for _, h := range p.held {
+		if h.need > e.Seq {
+			keep = append(keep, h)
+			continue
+		}
+		if e.Err == nil {
+			s.release(h.eff)
+		} else if h.fail != nil {
+			s.release(h.fail)
+		} else if snd, ok := h.eff.(Send); ok {
+			s.forgetSend(snd)
+		}
+	}
+	p.held = keep
+}
+
+// release emits a held effect; a Send whose connection went away is dropped.
+func (s *Sentinel) release(e Effect) {
+	if snd, ok := e.(Send); ok {
+		if _, live := s.pending[snd.Tag]; !live {
+			return
+		}
+	}
+	s.emit(e)
+}
+
+// forgetSend cancels a held Send that will never be written.
+func (s *Sentinel) forgetSend(snd Send) {
+	pc, ok := s.pending[snd.Tag]
+	if !ok {
+		return
+	}
+	delete(s.pending, snd.Tag)
+	if pc.counted && pc.conn == pc.link.cc && pc.link.pending > 0 {
+		pc.link.pending--
+	}
+	s.cancelPending(pc)
+}
+
+// dropHeldOn drops held Sends on a connection that closed (their pending
+// entries are already gone).
+func (s *Sentinel) dropHeldOn(conn ConnID) {
+	p := &s.persist
+	keep := p.held[:0:0]
+	for _, h := range p.held {
+		if snd, ok := h.eff.(Send); ok && snd.Conn == conn {
+			continue
+		}
+		keep = append(keep, h)
+	}
+	p.held = keep
+}

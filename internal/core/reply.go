@@ -1,0 +1,54 @@
+package core
+
+// onReply routes a reply to the callback of the command it answers.
+func (s *Sentinel) onReply(e Reply) {
+	p, ok := s.pending[e.Tag]
+	if !ok || p.conn != e.Conn || p.link.id != e.Link {
+		return
+	}
+	delete(s.pending, e.Tag)
+	l := p.link
+	if p.counted && p.conn == l.cc && l.pending > 0 {
+		l.pending--
+	}
+	if p.conn == l.pc {
+		l.pcLastActivity = s.now
+	}
+	s.cancelPending(p)
+	i := p.inst
+	if i.released {
+		return
+	}
+	switch p.kind {
+	case cmdPing:
+		s.onPingReply(i, e.Value)
+	case cmdInfo:
+		if e.Value.Kind == KindBulk {
+			s.refreshInfo(i, e.Value.Str)
+		}
+	case cmdHello:
+		if e.Value.Kind != KindError {
+			i.lastPubTime = s.now
+		}
+	case cmdAskMasterDown:
+		s.onIsMasterDownReply(i, e.Value)
+	case cmdSubscribe:
+		if e.Value.Kind == KindError {
+			// hiredis drops the pub/sub connection on a SUBSCRIBE error.
+			s.closeConn(l, true)
+		}
+	}
+}
+
+// onMessage handles a pub/sub message (sentinelReceiveHelloMessages).
+func (s *Sentinel) onMessage(e Message) {
+	l, ok := s.links[e.Link]
+	if !ok || e.Conn != l.pc || l.pcState != connUp {
+		return
+	}
+	l.pcLastActivity = s.now
+	if e.Channel != HelloChannel {
+		return
+	}
+	s.processHello(e.Payload)
+}

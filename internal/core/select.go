@@ -1,0 +1,129 @@
+package core
+
+import (
+	"sort"
+	"strings"
+)
+
+// candidate is what replica selection looks at; selection is a pure
+// function of these values so it can be table-tested.
+type candidate struct {
+	key          string // identifies the replica (its name)
+	runid        string
+	priority     int
+	offset       uint64
+	down         bool   // SDOWN or ODOWN
+	disconnected bool   // link disconnected
+	lastAvailAge Millis // now - last valid PING reply
+	infoAge      Millis // now - last INFO
+	linkDownTime Millis // master_link_down_since_seconds in ms
+}
+
+// selectParams are the master-side inputs of sentinelSelectSlave.
+type selectParams struct {
+	pingPeriod      Millis
+	infoPeriod      Millis
+	masterSDown     bool
+	masterDownAge   Millis // now - master.s_down_since (if SDOWN)
+	masterDownAfter Millis
+}
+
+// eligible reports whether c can be promoted (sentinelSelectSlave filters).
+func (p selectParams) eligible(c candidate) bool {
+	maxMasterDown := 10 * p.masterDownAfter
+	if p.masterSDown {
+		maxMasterDown += p.masterDownAge
+	}
+	infoValidity := 3 * p.infoPeriod
+	if p.masterSDown {
+		infoValidity = 5 * p.pingPeriod
+	}
+	switch {
+	case c.down, c.disconnected:
+		return false
+	case c.lastAvailAge > 5*p.pingPeriod:
+		return false
+	case c.priority == 0:
+		return false
+	case c.infoAge > infoValidity:
+		return false
+	case c.linkDownTime > maxMasterDown:
+		return false
+	}
+	return true
+}
+
+// lessForPromotion is compareSlavesForPromotion: lower priority, then
+// higher replication offset, then smaller runid (case-insensitive,
+// missing runid last).
+func lessForPromotion(a, b candidate) bool {
+	if a.priority != b.priority {
+		return a.priority < b.priority
+	}
+	if a.offset != b.offset {
+		return a.offset > b.offset
+	}
+	switch {
+	case a.runid == "" && b.runid == "":
+		return a.key < b.key
+	case a.runid == "":
+		return false
+	case b.runid == "":
+		return true
+	}
+	ca, cb := strings.ToLower(a.runid), strings.ToLower(b.runid)
+	if ca != cb {
+		return ca < cb
+	}
+	return a.key < b.key
+}
+
+// rankCandidates returns the eligible candidates, best first.
+func rankCandidates(p selectParams, cs []candidate) []candidate {
+	var out []candidate
+	for _, c := range cs {
+		if p.eligible(c) {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return lessForPromotion(out[i], out[j]) })
+	return out
+}
+
+// selectSlave is sentinelSelectSlave.
+func (s *Sentinel) selectSlave(m *instance) *instance {
+	p := selectParams{
+		pingPeriod:      s.timing.PingPeriod,
+		infoPeriod:      s.timing.InfoPeriod,
+		masterSDown:     m.flags&fSDown != 0,
+		masterDownAge:   s.now - m.sdownSince,
+		masterDownAfter: m.downAfter,
+	}
+	var cs []candidate
+	for _, r := range m.sortedReplicas() {
+		cs = append(cs, s.candidateOf(r))
+	}
+	ranked := rankCandidates(p, cs)
+	if len(ranked) == 0 {
+		return nil
+	}
+	return m.m.replicas[ranked[0].key]
+}
+
+func (s *Sentinel) candidateOf(r *instance) candidate {
+	infoAge := s.now - r.infoRefresh
+	if r.infoRefresh == 0 {
+		infoAge = s.now
+	}
+	return candidate{
+		key:          r.name,
+		runid:        r.runid,
+		priority:     r.priority,
+		offset:       r.replOffset,
+		down:         r.flags&(fSDown|fODown) != 0,
+		disconnected: r.link.disconnected(),
+		lastAvailAge: s.now - r.link.lastAvailTime,
+		infoAge:      infoAge,
+		linkDownTime: r.masterLinkDownTime,
+	}
+}

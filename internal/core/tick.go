@@ -1,0 +1,98 @@
+package core
+
+// tick is sentinelTimer: TILT check, every master with its replicas and
+// sentinels, the deferred address switch, then scripts.
+func (s *Sentinel) tick() {
+	s.checkTilt()
+	var switchTo []*instance
+	for _, m := range s.sortedMasters() {
+		s.handleInstance(m)
+		for _, r := range m.sortedReplicas() {
+			s.handleInstance(r)
+		}
+		for _, si := range m.sortedSentinels() {
+			s.handleInstance(si)
+		}
+		if m.m.failoverState == FailoverUpdateConfig {
+			switchTo = append(switchTo, m)
+		}
+	}
+	for _, m := range switchTo {
+		if !m.released {
+			s.switchToPromoted(m)
+		}
+	}
+	s.runPendingScripts()
+	s.killTimedOutScripts()
+}
+
+// checkTilt is sentinelCheckTiltCondition.
+func (s *Sentinel) checkTilt() {
+	delta := s.now - s.prevTick
+	if delta < 0 || delta > s.timing.TiltTrigger {
+		s.tilt = true
+		s.tiltStart = s.now
+		s.event(LevelWarning, "+tilt", nil, "#tilt mode entered")
+	}
+	s.prevTick = s.now
+}
+
+// handleInstance is sentinelHandleRedisInstance.
+func (s *Sentinel) handleInstance(i *instance) {
+	if i.released {
+		return
+	}
+	s.reconnect(i)
+	s.sendPeriodicCommands(i)
+	if s.tilt {
+		if s.now-s.tiltStart < s.timing.TiltPeriod {
+			return
+		}
+		s.tilt = false
+		s.event(LevelWarning, "-tilt", nil, "#tilt mode exited")
+	}
+	s.checkSubjectivelyDown(i)
+	if i.isMaster() {
+		s.checkObjectivelyDown(i)
+		if s.startFailoverIfNeeded(i) {
+			s.askMasterState(i, true)
+		}
+		s.failoverStateMachine(i)
+		s.askMasterState(i, false)
+	}
+}
+
+// sendPeriodicCommands is sentinelSendPeriodicCommands: INFO, PING, hello.
+func (s *Sentinel) sendPeriodicCommands(i *instance) {
+	l := i.link
+	if l.disconnected() || l.ccState != connUp {
+		return
+	}
+	if l.pending >= MaxPendingCommands*l.refcount {
+		return
+	}
+	infoPeriod := s.timing.InfoPeriod
+	if i.isSlave() && (i.master.flags&(fODown|fFailoverInProgress) != 0 || i.masterLinkDownTime != 0) {
+		infoPeriod = FailingReplicaInfoPeriod
+	}
+	pingPeriod := i.downAfter
+	if pingPeriod > s.timing.PingPeriod {
+		pingPeriod = s.timing.PingPeriod
+	}
+	if !i.isSentinel() && !i.infoPending && (i.infoRefresh == 0 || s.now-i.infoRefresh > infoPeriod) {
+		s.sendInfo(i)
+	}
+	if s.now-l.lastPongTime > pingPeriod && s.now-l.lastPingTime > pingPeriod/2 {
+		s.sendPing(i)
+	}
+	if s.now-i.lastPubTime > s.timing.PublishPeriod {
+		s.sendHello(i)
+	}
+}
+
+// sendInfo asks an instance for INFO.
+func (s *Sentinel) sendInfo(i *instance) {
+	if s.sendCmd(i, false, cmdInfo, s.mapCmd(i, "INFO")) {
+		i.infoPending = true
+	}
+}

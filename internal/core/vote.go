@@ -1,0 +1,176 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// voteLeader is sentinelVoteLeader: adopt a greater epoch, vote for
+// reqRunID if we did not vote in this epoch yet, and return our vote.
+func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (string, uint64) {
+	ms := m.m
+	if reqEpoch > s.currentEpoch {
+		s.currentEpoch = reqEpoch
+		s.markDirty()
+		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	}
+	if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {
+		ms.leader = reqRunID
+		ms.leaderEpoch = s.currentEpoch
+		s.markDirty()
+		s.event(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
+		if !strings.EqualFold(ms.leader, s.myid) {
+			ms.failoverStartTime = s.now + s.desync()
+		}
+	}
+	return ms.leader, ms.leaderEpoch
+}
+
+// desync returns the random 0..999 ms added to failover start times.
+func (s *Sentinel) desync() Millis { return Millis(s.rng.IntN(int(MaxDesync))) }
+
+// electionResult is the outcome of counting votes (sentinelGetLeader).
+type electionResult struct {
+	winner string
+	votes  int
+}
+
+// leaderThreshold returns the number of votes a leader needs: a majority
+// of the sentinels we know plus ourselves, and at least the quorum.
+func leaderThreshold(knownSentinels, quorum int) int {
+	t := (knownSentinels+1)/2 + 1
+	if quorum > t {
+		t = quorum
+	}
+	return t
+}
+
+// getLeader is sentinelGetLeader: count the votes of the peers in the
+// current epoch, cast our own vote for the most voted (or ourselves), and
+// return the winner if it has a majority and the quorum.
+func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
+	counters := map[string]int{}
+	var order []string
+	for _, si := range m.sortedSentinels() {
+		if si.leader != "" && si.leaderEpoch == s.currentEpoch {
+			if counters[si.leader] == 0 {
+				order = append(order, si.leader)
+			}
+			counters[si.leader]++
+		}
+	}
+	winner, maxVotes := "", 0
+	for _, c := range order { // first most voted in runid order of voters
+		if counters[c] > maxVotes {
+			winner, maxVotes = c, counters[c]
+		}
+	}
+	candidate := winner
+	if candidate == "" {
+		candidate = s.myid
+	}
+	myVote, myEpoch := s.voteLeader(m, epoch, candidate)
+	if myVote != "" && myEpoch == epoch {
+		counters[myVote]++
+		if counters[myVote] > maxVotes {
+			winner, maxVotes = myVote, counters[myVote]
+		}
+	}
+	if winner != "" && maxVotes < leaderThreshold(len(m.m.sentinels), m.m.quorum) {
+		winner = ""
+	}
+	return winner
+}
+
+// askMasterState is sentinelAskMasterStateToOtherSentinels.
+func (s *Sentinel) askMasterState(m *instance, forced bool) {
+	for _, si := range m.sortedSentinels() {
+		if s.now-si.lastMDReplyTime > 5*s.timing.AskPeriod {
+			si.flags &^= fMasterDown
+			si.leader = ""
+		}
+		if m.flags&fSDown == 0 || si.link.disconnected() {
+			continue
+		}
+		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.timing.AskPeriod) {
+			continue
+		}
+		runid := "*"
+		if m.m.failoverState > FailoverNone {
+			runid = s.myid
+		}
+		snd, ok := s.newSend(si, false, cmdAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
+			s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(s.currentEpoch, 10), runid)
+		if !ok {
+			continue
+		}
+		si.askPending = true
+		s.revealSend(snd)
+	}
+}
+
+// onIsMasterDownReply is sentinelReceiveIsMasterDownReply.
+func (s *Sentinel) onIsMasterDownReply(si *instance, v Value) {
+	if v.Kind != KindArray || len(v.Elems) != 3 || v.Elems[0].Kind != KindInt ||
+		(v.Elems[1].Kind != KindBulk && v.Elems[1].Kind != KindStatus) || v.Elems[2].Kind != KindInt {
+		return
+	}
+	si.lastMDReplyTime = s.now
+	if v.Elems[0].Int == 1 {
+		si.flags |= fMasterDown
+	} else {
+		si.flags &^= fMasterDown
+	}
+	if leader := v.Elems[1].Str; leader != "*" {
+		epoch := uint64(v.Elems[2].Int)
+		if si.leaderEpoch != epoch {
+			s.logf(LevelNotice, "%s voted for %s %d", si.name, leader, epoch)
+		}
+		si.leader = leader
+		si.leaderEpoch = epoch
+	}
+}
+
+// cmdIsMasterDownByAddr answers SENTINEL IS-MASTER-DOWN-BY-ADDR
+// <ip> <port> <current-epoch> <runid>. The reply reveals the vote, so it
+// is held until the vote is persisted; if the persist fails the reply
+// carries no vote.
+func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
+	port, ok1 := parseLL(args[3])
+	reqEpoch, ok2 := parseLL(args[4])
+	if !ok1 || !ok2 {
+		s.respond(id, ErrorValue("ERR value is not an integer or out of range"))
+		return
+	}
+	var m *instance
+	for _, x := range s.sortedMasters() {
+		if addrEqualsHost(x.addr, args[2], int(port)) {
+			m = x
+			break
+		}
+	}
+	down := int64(0)
+	if !s.tilt && m != nil && m.flags&fSDown != 0 {
+		down = 1
+	}
+	leader, leaderEpoch := "", uint64(0)
+	if m != nil && args[5] != "*" {
+		leader, leaderEpoch = s.voteLeader(m, uint64(reqEpoch), args[5])
+	}
+	if leader == "" {
+		leader = "*"
+	}
+	reply := Array(Int(down), Bulk(leader), Int(int64(leaderEpoch)))
+	noVote := Array(Int(down), Bulk("*"), Int(0))
+	s.reveal(Respond{ID: id, Value: reply}, Respond{ID: id, Value: noVote})
+}
+
+// parseLL parses a decimal integer strictly (string2ll).
+func parseLL(str string) (int64, bool) {
+	n, err := strconv.ParseInt(str, 10, 64)
+	if err != nil || (len(str) > 1 && str[0] == '0') || strings.HasPrefix(str, "+") {
+		return 0, false
+	}
+	return n, true
+}
