@@ -186,7 +186,7 @@ func rewriteServer(st *rewriteState, s *Server) {
 	// Sentinel never rewrites save lines: they are dropped.
 	st.processed("save")
 	for _, d := range s.Other {
-		if d.Name == "loadmodule" {
+		if d.Name == "loadmodule" || d.Name == "save" {
 			continue
 		}
 		st.line(d.Name, otherLine(d), false)

@@ -1,0 +1,151 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const fixedID = "0123456789abcdef0123456789abcdef01234567"
+
+// goldenCases are hand-written sentinel.conf files. {{M}} is a closed port
+// for the monitored master (so the real sentinel discovers nothing), {{DIR}}
+// the test directory, {{ID}} a fixed sentinel id.
+var goldenCases = []struct {
+	name, conf string
+	daemon     bool
+	pass       string // requirepass, to AUTH before FLUSHCONFIG
+}{
+	{name: "minimal", conf: "sentinel monitor mymaster 127.0.0.1 {{M}} 2\n"},
+	{name: "handwritten", conf: `# Example sentinel.conf written by an operator.
+# Comments and blank lines must stay where they are.
+
+port 26379
+SENTINEL resolve-hostnames no
+sentinel down-after-milliseconds mymaster 5000
+sentinel parallel-syncs mymaster 3
+
+# failover tuning
+sentinel failover-timeout mymaster 60000
+sentinel monitor mymaster 127.0.0.1 {{M}} 2
+logfile ""
+loglevel notice
+`},
+	{name: "epochs-and-peers", conf: `sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 2
+sentinel config-epoch m1 5
+sentinel leader-epoch m1 7
+sentinel known-replica m1 127.0.0.1 6380
+sentinel known-replica m1 127.0.0.2 6381
+sentinel known-sentinel m1 127.0.0.1 26380 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+sentinel known-sentinel m1 127.0.0.1 26381
+sentinel current-epoch 3
+`},
+	{name: "rename-command", conf: `sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 1
+sentinel rename-command m1 CONFIG GUESSME
+rename-command ping pong2
+`},
+	{name: "auth", pass: "secret", conf: `sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 2
+sentinel auth-pass m1 s3cret
+sentinel auth-user m1 bob
+sentinel sentinel-user suser
+sentinel sentinel-pass spass
+requirepass secret
+`},
+	{name: "announce", conf: `sentinel myid {{ID}}
+sentinel announce-ip "10.0.0.1"
+sentinel announce-port 1234
+sentinel deny-scripts-reconfig no
+sentinel monitor m1 127.0.0.1 {{M}} 2
+sentinel master-reboot-down-after-period m1 1000
+`},
+	{name: "users", conf: `sentinel myid {{ID}}
+user default on nopass ~* &* +@all
+user alice on >pw ~* +@all
+bind 127.0.0.1
+sentinel monitor m1 127.0.0.1 {{M}} 2
+`},
+	{name: "daemonize", daemon: true, conf: `sentinel myid {{ID}}
+daemonize yes
+pidfile {{DIR}}/sentinel.pid
+logfile {{DIR}}/sentinel.log
+sentinel monitor m1 127.0.0.1 {{M}} 2
+`},
+	{name: "server-options", conf: `sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 2
+maxclients 1000
+timeout 0
+tcp-keepalive 60
+hz 10
+DAEMONIZE NO
+loglevel VERBOSE
+repl-diskless-sync-delay 0
+enable-debug-command yes
+save 900 1
+protected-mode no
+`},
+}
+
+func expand(conf, dir string, mport int) string {
+	r := strings.NewReplacer("{{M}}", strconv.Itoa(mport), "{{DIR}}", dir, "{{ID}}", fixedID)
+	return r.Replace(conf)
+}
+
+// oursLikeReal applies our rewrite to input the number of times real
+// Sentinel did (one extra at startup when the file had no myid).
+func oursLikeReal(t *testing.T, input, dir string, port int, myid string) string {
+	t.Helper()
+	c, err := Parse(strings.NewReader(input), "sentinel.conf")
+	if err != nil {
+		t.Fatalf("our parser rejects the input: %v", err)
+	}
+	if err := c.ApplyArgs([]string{"--port", strconv.Itoa(port)}); err != nil {
+		t.Fatalf("ApplyArgs: %v", err)
+	}
+	if c.Server.Dir == "" {
+		c.Server.AbsDir = dir
+	}
+	out := input
+	if c.Sentinel.MyID == "" {
+		c.Sentinel.MyID = myid
+		out = string(RewriteContent([]byte(out), c))
+	}
+	return string(RewriteContent([]byte(out), c))
+}
+
+func TestGoldenAgainstRealSentinel(t *testing.T) {
+	needReal(t)
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mport, port := freePort(t), freePort(t)
+			input := expand(tc.conf, dir, mport)
+			if err := os.WriteFile(filepath.Join(dir, "sentinel.conf"), []byte(input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pidfile := ""
+			if tc.daemon {
+				pidfile = filepath.Join(dir, "sentinel.pid")
+			}
+			real := runReal(t, dir, port, pidfile, tc.pass)
+
+			// (a) our parser loads what real Sentinel wrote.
+			c, err := Parse(strings.NewReader(real), "real.conf")
+			if err != nil {
+				t.Fatalf("our parser rejects real output: %v\n%s", err, real)
+			}
+			if got := myidOf(real); c.Sentinel.MyID != got || len(got) != RunIDSize {
+				t.Errorf("myid: parsed %q, file %q", c.Sentinel.MyID, got)
+			}
+			// (b) our rewrite of the input equals real's output.
+			ours := oursLikeReal(t, input, dir, port, myidOf(real))
+			if err := diffLines(normalize(real), normalize(ours)); err != errNoDiff {
+				t.Errorf("%v\n--- real\n%s--- ours\n%s", err, real, ours)
+			}
+		})
+	}
+}
