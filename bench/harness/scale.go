@@ -25,7 +25,7 @@ type ScaleOpts struct {
 	Sentinels      int           // default 1
 	Window         time.Duration // CPU measurement window; default 10 s
 	Ready          time.Duration // bound on the time to all healthy; default 3 min
-	PollEvery      time.Duration // SENTINEL MASTERS poll period; default 500 ms
+	PollEvery      time.Duration // SENTINEL MASTERS poll period; default 100 ms
 }
 
 func (o *ScaleOpts) defaults() {
@@ -42,7 +42,7 @@ func (o *ScaleOpts) defaults() {
 		o.Ready = 3 * time.Minute
 	}
 	if o.PollEvery == 0 {
-		o.PollEvery = 500 * time.Millisecond
+		o.PollEvery = 100 * time.Millisecond
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	runner.Main("failover", 10, nil, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer) []harness.Section {
-		return []harness.Section{runner.Failover(cfg, real, ours, out)}
+	runner.Main("failover", 10, nil, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
+		emit(runner.Failover(cfg, real, ours, out))
 	})
 }

@@ -15,7 +15,7 @@ import (
 func main() {
 	var sc runner.ScaleConfig
 	runner.Main("scale", 1, func(fs *flag.FlagSet) { runner.ScaleFlags(fs, &sc) },
-		func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer) []harness.Section {
-			return []harness.Section{runner.Scale(cfg, sc, real, ours, out)}
+		func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
+			emit(runner.Scale(cfg, sc, real, ours, out))
 		})
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	runner.Main("storm", 5, nil, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer) []harness.Section {
-		return []harness.Section{runner.Storm(cfg, real, ours, out)}
+	runner.Main("storm", 5, nil, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
+		emit(runner.Storm(cfg, real, ours, out))
 	})
 }

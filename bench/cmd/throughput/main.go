@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	runner.Main("throughput", 5, nil, func(ctx context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer) []harness.Section {
-		return []harness.Section{runner.Throughput(ctx, cfg, real, ours, out)}
+	runner.Main("throughput", 5, nil, func(ctx context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
+		emit(runner.Throughput(ctx, cfg, real, ours, out))
 	})
 }

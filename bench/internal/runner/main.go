@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
 )
 
-// Suite runs some sections with the resolved implementations.
-type Suite func(ctx context.Context, cfg Config, real, ours harness.Impl, out io.Writer) []harness.Section
+// Suite runs some sections with the resolved implementations and hands
+// each finished section to emit, which saves it at once (a later crash does
+// not lose it).
+type Suite func(ctx context.Context, cfg Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section))
 
 // Main is the body of every bench command: it parses the common flags (plus
 // those added by extra), resolves both implementations, runs suite, saves
@@ -39,8 +39,9 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", ErrBadFlag, fs.Args())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// No signal handling: on Ctrl-C the command dies and the processes it
+	// started die with it (testutil starts them with Pdeathsig).
+	ctx := context.Background()
 	out := os.Stdout
 	real, ours := cfg.Impls(ctx)
 	for _, im := range []harness.Impl{real, ours} {
@@ -53,13 +54,17 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 	if !real.Available() {
 		return fmt.Errorf("%s: %s is required as the reference: %s", name, harness.RealName, real.Unavailable)
 	}
-	for _, s := range suite(ctx, *cfg, real, ours, out) {
+	var saveErr error
+	suite(ctx, *cfg, real, ours, out, func(s harness.Section) {
 		if cfg.Note != "" {
 			s.Notes = append(s.Notes, cfg.Note)
 		}
-		if err := harness.SaveSection(cfg.Out, s); err != nil {
-			return err
+		if err := harness.SaveSection(cfg.Out, s); err != nil && saveErr == nil {
+			saveErr = err
 		}
+	})
+	if saveErr != nil {
+		return saveErr
 	}
 	fmt.Fprintf(out, "\nresults: %s and %s\n", cfg.Out, harness.MarkdownPath(cfg.Out))
 	return nil

@@ -66,7 +66,7 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 	}
 	notes := []string{
 		fmt.Sprintf("Each master has one replica. Real Sentinel accepts the same address under several master names, so the masters are %d names per redis-server pair (master + replica, `hz 1`): N masters use N/%d pairs. Every hello published to a pair is delivered on the links of all its names, an overhead both implementations pay alike.", sc.NamesPerServer, sc.NamesPerServer),
-		fmt.Sprintf("%d sentinel(s), default timers (down-after 30 s). \"All healthy\": from starting the sentinel processes until SENTINEL MASTERS (polled every 500 ms) lists every master with flags `master`, at least one replica and all other sentinels. CPU: utime+stime from /proc/<pid>/stat over %v once healthy; RSS: VmRSS at the end of that window.", sc.Sentinels, sc.Window),
+		fmt.Sprintf("%d sentinel(s), default timers (down-after 30 s). \"All healthy\": from starting the sentinel processes until SENTINEL MASTERS (polled every 100 ms) lists every master with flags `master`, at least one replica and all other sentinels. CPU: utime+stime from /proc/<pid>/stat over %v once healthy; RSS: VmRSS at the end of that window.", sc.Sentinels, sc.Window),
 	}
 	return c.Section("scale", "Scale: many masters", cfg.Runs, notes)
 }

@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewFigureRatio(t *testing.T) {
+	tests := []struct {
+		name      string
+		real      []float64
+		ours      []float64
+		oursNote  string
+		wantRatio string
+	}{
+		{"both", []float64{2000, 2200, 2100}, []float64{1000, 1100, 1050}, "", "0.50"},
+		{"ours unavailable", []float64{1}, nil, "not available (x)", "—"},
+		{"ours never observed", []float64{1}, []float64{}, "", "—"},
+		{"real zero", []float64{0}, []float64{1}, "", "—"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFigure("x", "ms", true, tt.real, "", tt.ours, tt.oursNote)
+			if got := ratioCell(f.Ratio); got != tt.wantRatio {
+				t.Errorf("ratio = %s, want %s", got, tt.wantRatio)
+			}
+			if (f.Ours == nil) != (tt.oursNote != "") {
+				t.Errorf("Ours = %v with note %q", f.Ours, tt.oursNote)
+			}
+		})
+	}
+}
+
+func TestSaveSectionMerges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results", "latest.json")
+	fig := NewFigure("kill → +switch-master", "ms", true, []float64{2261, 2300}, "", nil, "not available (build | failed)")
+	if err := SaveSection(path, Section{ID: "scale", Title: "Scale", Runs: 1, Figures: []Figure{fig}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveSection(path, Section{ID: "failover", Title: "Failover", Runs: 2, Figures: []Figure{fig}}); err != nil {
+		t.Fatal(err)
+	}
+	// Re-saving a section replaces it instead of appending a second one.
+	if err := SaveSection(path, Section{ID: "failover", Title: "Failover v2", Runs: 3, Figures: []Figure{fig}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sections) != 2 || r.Sections[1].Title != "Failover v2" {
+		t.Fatalf("sections = %+v", r.Sections)
+	}
+	md := r.Markdown()
+	for _, want := range []string{
+		"### Failover v2", "### Scale",
+		"| kill → +switch-master (ms, lower is better) | **2280** (p90 2300, 2261–2300, n=2) | not available (build \\| failed) | — |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "### Failover") > strings.Index(md, "### Scale") {
+		t.Errorf("failover section should come before scale:\n%s", md)
+	}
+	if _, err := LoadReport(filepath.Join(t.TempDir(), "none.json")); err != nil {
+		t.Errorf("missing report: %v", err)
+	}
+}
+
+func TestFormatNum(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{{2261.4, "2261"}, {95.25, "95.2"}, {0.695, "0.69"}, {3, "3"}, {0, "0"}}
+	for _, tt := range tests {
+		if got := FormatNum(tt.in); got != tt.want {
+			t.Errorf("FormatNum(%v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
