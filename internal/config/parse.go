@@ -22,23 +22,35 @@ const maxIncludeDepth = 16
 
 // Load reads and validates the sentinel.conf at path.
 func Load(path string) (*Config, error) {
+	return LoadArgs(path, nil)
+}
+
+// LoadArgs reads the sentinel.conf at path plus command-line overrides
+// (see ApplyArgs) and validates them together, as redis-sentinel does: a
+// per-master option in the file may refer to a master monitored from args.
+func LoadArgs(path string, args []string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: read %s: %w", path, err)
 	}
-	return parseBytes(data, path)
+	return parseBytes(data, path, args)
 }
 
 // Parse reads and validates a sentinel.conf from r; name is used in errors.
 func Parse(r io.Reader, name string) (*Config, error) {
+	return ParseArgs(r, name, nil)
+}
+
+// ParseArgs is Parse plus command-line overrides validated together.
+func ParseArgs(r io.Reader, name string, args []string) (*Config, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("config: read %s: %w", name, err)
 	}
-	return parseBytes(data, name)
+	return parseBytes(data, name, args)
 }
 
-func parseBytes(data []byte, name string) (*Config, error) {
+func parseBytes(data []byte, name string, args []string) (*Config, error) {
 	c := New()
 	c.File = name
 	if wd, err := os.Getwd(); err == nil {
@@ -49,6 +61,9 @@ func parseBytes(data []byte, name string) (*Config, error) {
 		return nil, err
 	}
 	c.lines = len(strings.Split(text, "\n"))
+	if err := c.parseArgs(args); err != nil {
+		return nil, err
+	}
 	if err := c.applySentinel(); err != nil {
 		return nil, err
 	}
@@ -60,17 +75,27 @@ func parseBytes(data []byte, name string) (*Config, error) {
 // its values (quoted), and the lines are appended after the file content
 // (so their line numbers follow the file's). The sentinel directives of the
 // file and of args are then validated again in Sentinel's three passes.
+//
+// ApplyArgs on a Config that was already validated fails if the file alone
+// was invalid; use LoadArgs or ParseArgs to validate file and args together.
 func (c *Config) ApplyArgs(args []string) error {
+	if err := c.parseArgs(args); err != nil {
+		return err
+	}
+	return c.applySentinel()
+}
+
+// parseArgs appends the command-line directives without the sentinel passes.
+func (c *Config) parseArgs(args []string) error {
 	opts := BuildOptions(args)
 	if opts == "" {
 		return nil
 	}
-	first := c.lines + 1
-	if err := c.parseText(opts, c.File, first, 0); err != nil {
+	if err := c.parseText(opts, c.File, c.lines+1, 0); err != nil {
 		return err
 	}
 	c.lines += len(strings.Split(opts, "\n"))
-	return c.applySentinel()
+	return nil
 }
 
 // BuildOptions turns command-line arguments into config lines exactly like

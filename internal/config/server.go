@@ -47,7 +47,7 @@ func (c *Config) applyServer(args []string) string {
 		c.setOther(name, args[1:], false)
 		return ""
 	case strings.Contains(name, "."):
-		if len(args) != 2 {
+		if len(args) < 2 {
 			return msgModuleNoValue
 		}
 		c.setOther(name, args[1:], true)
