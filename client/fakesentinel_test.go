@@ -1,0 +1,222 @@
+package client
+
+import (
+	"bufio"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeSentinel is a tiny RESP server that answers the Sentinel commands the
+// client sends, with answers the test controls (to model lying or lagging
+// sentinels without waiting for a real failover).
+type fakeSentinel struct {
+	ln net.Listener
+
+	mu        sync.Mutex
+	master    string // "ip:port" or "" for unknown master
+	epoch     int64
+	replicas  []map[string]string
+	blackhole bool // accept and never answer
+	queries   int  // GET-MASTER-ADDR-BY-NAME count
+	subs      []net.Conn
+	conns     map[net.Conn]bool
+	wg        sync.WaitGroup
+}
+
+func startFakeSentinel(t *testing.T, master string, epoch int64) *fakeSentinel {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	f := &fakeSentinel{ln: ln, master: master, epoch: epoch, conns: map[net.Conn]bool{}}
+	f.wg.Add(1)
+	go f.serve()
+	t.Cleanup(f.close)
+	return f
+}
+
+func (f *fakeSentinel) addr() string { return f.ln.Addr().String() }
+
+func (f *fakeSentinel) set(master string, epoch int64) {
+	f.mu.Lock()
+	f.master, f.epoch = master, epoch
+	f.mu.Unlock()
+}
+
+func (f *fakeSentinel) queryCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queries
+}
+
+func (f *fakeSentinel) close() {
+	f.ln.Close()
+	f.mu.Lock()
+	for c := range f.conns {
+		c.Close()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// publish sends a +switch-master message to every subscriber.
+func (f *fakeSentinel) publish(payload string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	msg := string(appendCommand(nil, "message", "+switch-master", payload))
+	for _, c := range f.subs {
+		_, _ = c.Write([]byte(msg))
+	}
+}
+
+func (f *fakeSentinel) serve() {
+	defer f.wg.Done()
+	for {
+		c, err := f.ln.Accept()
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.conns[c] = true
+		f.mu.Unlock()
+		f.wg.Add(1)
+		go f.handle(c)
+	}
+}
+
+func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
+func flat(m map[string]string) string {
+	var b strings.Builder
+	b.WriteString("*" + strconv.Itoa(2*len(m)) + "\r\n")
+	for k, v := range m {
+		b.WriteString(bulk(k) + bulk(v))
+	}
+	return b.String()
+}
+
+func (f *fakeSentinel) handle(c net.Conn) {
+	defer f.wg.Done()
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		req, _, err := readReply(br, 0)
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		bh := f.blackhole
+		f.mu.Unlock()
+		if bh {
+			continue
+		}
+		var args []string
+		for _, a := range req.arr {
+			args = append(args, a.str)
+		}
+		if len(args) == 0 {
+			return
+		}
+		if _, err := c.Write([]byte(f.answer(c, args))); err != nil {
+			return
+		}
+	}
+}
+
+func (f *fakeSentinel) answer(c net.Conn, args []string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cmd := strings.ToUpper(args[0])
+	sub := ""
+	if len(args) > 1 {
+		sub = strings.ToUpper(args[1])
+	}
+	switch {
+	case cmd == "AUTH":
+		return "+OK\r\n"
+	case cmd == "PING":
+		return "+PONG\r\n"
+	case cmd == "ROLE":
+		return "*2\r\n$8\r\nsentinel\r\n*0\r\n"
+	case cmd == "SUBSCRIBE":
+		f.subs = append(f.subs, c)
+		return "*3\r\n" + bulk("subscribe") + bulk(args[1]) + ":1\r\n"
+	case cmd == "SENTINEL" && sub == "GET-MASTER-ADDR-BY-NAME":
+		f.queries++
+		if f.master == "" {
+			return "*-1\r\n"
+		}
+		h, p, _ := net.SplitHostPort(f.master)
+		return "*2\r\n" + bulk(h) + bulk(p)
+	case cmd == "SENTINEL" && sub == "MASTER":
+		if f.master == "" {
+			return "-ERR No such master with that name\r\n"
+		}
+		h, p, _ := net.SplitHostPort(f.master)
+		return flat(map[string]string{"name": args[2], "ip": h, "port": p, "flags": "master",
+			"config-epoch": strconv.FormatInt(f.epoch, 10)})
+	case cmd == "SENTINEL" && sub == "SENTINELS":
+		return "*0\r\n"
+	case cmd == "SENTINEL" && (sub == "REPLICAS" || sub == "SLAVES"):
+		if f.master == "" {
+			return "-ERR No such master with that name\r\n"
+		}
+		var b strings.Builder
+		b.WriteString("*" + strconv.Itoa(len(f.replicas)) + "\r\n")
+		for _, r := range f.replicas {
+			b.WriteString(flat(r))
+		}
+		return b.String()
+	}
+	return "-ERR unknown command '" + args[0] + "'\r\n"
+}
+
+// blackHole is a listener that accepts connections and never answers.
+func blackHole(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+// closedAddr returns a loopback address nobody listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	a := ln.Addr().String()
+	ln.Close()
+	return a
+}
