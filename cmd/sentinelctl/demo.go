@@ -20,6 +20,7 @@ func newDemoCmd() *cobra.Command {
 	var (
 		d       ops.DemoOptions
 		asJSON  bool
+		cli     string
 		noColor bool
 	)
 	cmd := &cobra.Command{
@@ -39,9 +40,15 @@ func newDemoCmd() *cobra.Command {
 	f.DurationVar(&d.Wait, "wait", 30*time.Second, "how long to wait for +switch-master after the kill")
 	f.BoolVar(&d.Events, "events", false, "print every sentinel event while the demo runs")
 	f.BoolVar(&d.KeepDir, "keep", false, "keep the temp dir with configs and logs")
+	f.StringVar(&cli, "client", "gosentinel", "client the writes go through: gosentinel (package client) or go-redis (redis.NewFailoverClient)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (progress still goes to stderr)")
 	f.BoolVar(&noColor, "no-color", false, "never colour the output")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		nc, err := ops.ClientByName(cli)
+		if err != nil {
+			return err
+		}
+		d.NewClient = nc
 		ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		out := cmd.OutOrStdout()

@@ -21,6 +21,7 @@ func newDrillCmd() *cobra.Command {
 	var (
 		d       ops.DrillOptions
 		asJSON  bool
+		cli     string
 		quiet   bool
 		noColor bool
 	)
@@ -43,10 +44,16 @@ func newDrillCmd() *cobra.Command {
 	f.DurationVar(&d.Settle, "settle", time.Second, "keep writing this long after the client writes to the new master")
 	f.DurationVar(&d.Interval, "interval", time.Millisecond, "interval between writes")
 	f.IntVar(&d.MaxLost, "max-lost", -1, "fail when more acknowledged writes are lost (-1: report only)")
+	f.StringVar(&cli, "client", "gosentinel", "client the writes go through: gosentinel (package client) or go-redis (redis.NewFailoverClient)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVar(&quiet, "quiet", false, "do not print progress and events")
 	f.BoolVar(&noColor, "no-color", false, "never colour the output")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		nc, err := ops.ClientByName(cli)
+		if err != nil {
+			return err
+		}
+		d.NewClient = nc
 		if d.PID != 0 && !d.Kill {
 			return errors.New("drill: --pid needs --kill")
 		}

@@ -3,6 +3,7 @@ package ops
 import (
 	"time"
 
+	"github.com/gosentinel/gosentinel/client"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -50,7 +51,47 @@ func GoRedisClientFactory(master string, o *ConnOptions) (*DrillClient, error) {
 	return &DrillClient{Client: c, Name: "go-redis FailoverClient"}, nil
 }
 
-// DefaultClientFactory is the client drills use unless told otherwise.
+// GosentinelClientFactory builds this project's Sentinel-aware client
+// (package client), which exposes its pool flushes.
+func GosentinelClientFactory(master string, o *ConnOptions) (*DrillClient, error) {
+	tc, err := o.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	c := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:        master,
+		SentinelAddrs:     o.Sentinels,
+		SentinelUsername:  o.Username,
+		SentinelPassword:  o.Password,
+		SentinelTLSConfig: tc,
+		Username:          o.NodeUsername,
+		Password:          o.NodePassword,
+		TLSConfig:         tc,
+		Protocol:          2,
+		MaxRetries:        -1,
+		DialTimeout:       drillDialTimeout,
+		ReadTimeout:       drillIOTimeout,
+		WriteTimeout:      drillIOTimeout,
+		PoolSize:          4,
+	})
+	flushes := func() int {
+		st, ok := client.StatsOf(c)
+		if !ok {
+			return -1
+		}
+		return int(st.PoolFlushes)
+	}
+	return &DrillClient{Client: c, Name: "gosentinel client", PoolFlushes: flushes}, nil
+}
+
+// ClientFactories maps the --client flag values to factories.
+var ClientFactories = map[string]ClientFactory{
+	"gosentinel": GosentinelClientFactory,
+	"go-redis":   GoRedisClientFactory,
+}
+
+// DefaultClientFactory is the client drills use unless told otherwise: this
+// project's client.
 func DefaultClientFactory(master string, o *ConnOptions) (*DrillClient, error) {
-	return GoRedisClientFactory(master, o)
+	return GosentinelClientFactory(master, o)
 }

@@ -1,6 +1,9 @@
 package ops
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/spf13/pflag"
 )
 
@@ -20,4 +23,16 @@ func BindConnFlags(fs *pflag.FlagSet) *ConnOptions {
 	fs.BoolVar(&o.TLSSkipVerify, "tls-skip-verify", false, "do not verify server certificates (testing only)")
 	fs.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "timeout of each request")
 	return o
+}
+
+// ErrUnknownClient is returned for a --client value that names no factory.
+var ErrUnknownClient = errors.New("unknown --client (want gosentinel or go-redis)")
+
+// ClientByName returns the factory for a --client flag value.
+func ClientByName(name string) (ClientFactory, error) {
+	f, ok := ClientFactories[name]
+	if !ok {
+		return nil, fmt.Errorf("%q: %w", name, ErrUnknownClient)
+	}
+	return f, nil
 }
