@@ -65,7 +65,7 @@ func (s *Sentinel) resolveAddr(host string, port int) (Addr, bool) {
 }
 
 // newInstance fills the defaults of createSentinelRedisInstance.
-func (s *Sentinel) newInstance(f flag, name string, addr Addr, master *instance) *instance {
+func (s *Sentinel) newInstance(f iflag, name string, addr Addr, master *instance) *instance {
 	i := &instance{
 		flags:            f,
 		name:             name,

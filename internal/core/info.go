@@ -11,7 +11,7 @@ type infoReport struct {
 	replicas []hostPortPair // slave<N>: lines (meaningful for masters)
 	// linkDownSince is master_link_down_since_seconds in ms (0 if absent).
 	linkDownSince Millis
-	role          flag // fMaster, fSlave or 0 when unknown
+	role          iflag // fMaster, fSlave or 0 when unknown
 
 	// Fields of a replica, only parsed after a role:slave line.
 	masterHost       string

@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// flag is a bit of sentinelRedisInstance.flags (SRI_*).
-type flag uint32
+// iflag is a bit of sentinelRedisInstance.flags (SRI_*).
+type iflag uint32
 
 const (
-	fMaster flag = 1 << iota
+	fMaster iflag = 1 << iota
 	fSlave
 	fSentinel
 	fSDown
@@ -28,7 +28,7 @@ const (
 // instance is a sentinelRedisInstance: a master, a replica of a master, or
 // a peer sentinel of a master.
 type instance struct {
-	flags    flag
+	flags    iflag
 	name     string // master name, replica "ip:port", sentinel runid
 	addr     Addr
 	runid    string
@@ -47,7 +47,7 @@ type instance struct {
 	infoRefresh      Millis // 0: never
 	info             string
 	hasInfo          bool
-	roleReported     flag // fMaster or fSlave
+	roleReported     iflag // fMaster or fSlave
 	roleReportedTime Millis
 	slaveConfChange  Millis
 	rebootSince      Millis
@@ -157,7 +157,7 @@ func addrEqual(a, b Addr) bool {
 // flagsString renders flags in the fixed order of SENTINEL MASTER (§6).
 func (i *instance) flagsString() string {
 	var b []string
-	add := func(f flag, s string) {
+	add := func(f iflag, s string) {
 		if i.flags&f != 0 {
 			b = append(b, s)
 		}

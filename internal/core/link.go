@@ -164,6 +164,12 @@ func (s *Sentinel) reconnect(i *instance) {
 		l.cc, l.ccState = s.nextConn, connConnecting
 		l.ccConnTime = s.now
 		l.pending = 0
+		// sentinel.c queues a PING right away (sentinelSendPing), so the
+		// failure-detection clock runs while the connection is attempted.
+		l.lastPingTime = s.now
+		if l.actPingTime == 0 {
+			l.actPingTime = s.now
+		}
 		s.emit(Connect{Link: l.id, Conn: l.cc, Type: ConnCmd, Role: i.role(), Addr: i.addr})
 	}
 	if l.needPC && l.pcState == connNone {

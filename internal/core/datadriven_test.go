@@ -1,0 +1,263 @@
+package core
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata/*.txt")
+
+// directive is one block of a scenario file, in the style of
+// cockroachdb/datadriven:
+//
+//	cmd arg key=value ...
+//	----
+//	expected output
+//	<blank line>
+type directive struct {
+	line     int
+	cmd      string
+	args     []string
+	kv       map[string]string
+	expected string
+	comments []string
+}
+
+func parseScenario(t *testing.T, path string) []directive {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var out []directive
+	var comments []string
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "#") {
+			comments = append(comments, l)
+			continue
+		}
+		d := directive{line: i + 1, kv: map[string]string{}, comments: comments}
+		comments = nil
+		f := strings.Fields(l)
+		d.cmd = f[0]
+		for _, a := range f[1:] {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				d.kv[k] = v
+			} else {
+				d.args = append(d.args, a)
+			}
+		}
+		i++
+		if i >= len(lines) || strings.TrimSpace(lines[i]) != "----" {
+			t.Fatalf("%s:%d: missing ---- after directive", path, d.line)
+		}
+		var exp []string
+		for i++; i < len(lines) && lines[i] != ""; i++ {
+			exp = append(exp, lines[i])
+		}
+		d.expected = strings.Join(exp, "\n")
+		out = append(out, d)
+	}
+	return out
+}
+
+func writeScenario(path string, ds []directive, outputs []string) error {
+	var b strings.Builder
+	for k, d := range ds {
+		if k > 0 {
+			b.WriteString("\n")
+		}
+		for _, c := range d.comments {
+			b.WriteString(c + "\n")
+		}
+		b.WriteString(d.cmd)
+		for _, a := range d.args {
+			b.WriteString(" " + a)
+		}
+		for _, key := range sortedKeys(d.kv) {
+			b.WriteString(" " + key + "=" + d.kv[key])
+		}
+		b.WriteString("\n----\n" + outputs[k] + "\n")
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario files: %v", err)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			ds := parseScenario(t, path)
+			w := newWorld(t)
+			outputs := make([]string, len(ds))
+			for k, d := range ds {
+				w.out = nil
+				w.do(t, d)
+				got := strings.Join(w.out, "\n")
+				if got == "" {
+					got = "ok"
+				}
+				outputs[k] = got
+				if !*rewrite && got != d.expected {
+					t.Errorf("%s:%d: %s\n--- got:\n%s\n--- want:\n%s", path, d.line, d.cmd, got, d.expected)
+				}
+			}
+			if *rewrite {
+				if err := writeScenario(path, ds, outputs); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func (d directive) int(t *testing.T, key string, def int) int {
+	v, ok := d.kv[key]
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("line %d: %s=%q: %v", d.line, key, v, err)
+	}
+	return n
+}
+
+func (w *world) redisByName(t *testing.T, name string) *fakeRedis {
+	r, ok := w.rnames[name]
+	if !ok {
+		t.Fatalf("no redis %q", name)
+	}
+	return r
+}
+
+// do executes one directive.
+func (w *world) do(t *testing.T, d directive) {
+	switch d.cmd {
+	case "redis", "replica":
+		r := w.addRedis(d.kv["name"], d.int(t, "port", 0))
+		r.priority = d.int(t, "prio", 100)
+		r.offset = int64(d.int(t, "offset", 0))
+		if of, ok := d.kv["of"]; ok {
+			m := w.redisByName(t, of)
+			r.master, r.ofHost, r.ofPort = false, m.ip, m.port
+		}
+	case "sentinel":
+		cfg := Config{Port: d.int(t, "port", 0)}
+		cfg.MyID = strings.Repeat(d.kv["id"], 40)[:40]
+		cfg.DenyScriptsReconfig = true
+		for _, mon := range strings.Split(d.kv["monitor"], ",") {
+			p := strings.Split(mon, ":")
+			if len(p) != 3 {
+				t.Fatalf("line %d: monitor=name:redis:quorum", d.line)
+			}
+			r := w.redisByName(t, p[1])
+			q, _ := strconv.Atoi(p[2])
+			cfg.Masters = append(cfg.Masters, MasterConfig{
+				Name: p[0], Addr: Addr{Host: r.ip, Port: r.port}, Quorum: q,
+				DownAfter:       Millis(d.int(t, "down-after", 5000)),
+				FailoverTimeout: Millis(d.int(t, "failover-timeout", 20000)),
+				ParallelSyncs:   d.int(t, "parallel-syncs", 1),
+			})
+		}
+		w.addSentinel(d.kv["name"], cfg.Port, cfg)
+		w.drain()
+	case "run":
+		w.run(Millis(d.int(t, "ms", 1000)))
+	case "kill":
+		for _, n := range d.args {
+			if r, ok := w.rnames[n]; ok {
+				r.up = false
+				r.downSince = w.now
+				w.killClients(r, ConnCmd, nil)
+				w.killClients(r, ConnPubSub, nil)
+				w.logf("%s killed", n)
+			} else {
+				w.crash(w.sentinelByName(n))
+				w.logf("%s crashed", n)
+			}
+		}
+		w.drain()
+	case "revive":
+		for _, n := range d.args {
+			if r, ok := w.rnames[n]; ok {
+				r.up = true
+				w.logf("%s revived", n)
+			} else {
+				w.restart(w.sentinelByName(n))
+				w.logf("%s restarted", n)
+			}
+		}
+		w.drain()
+	case "pause", "resume":
+		for _, n := range d.args {
+			w.redisByName(t, n).paused = d.cmd == "pause"
+		}
+	case "stall":
+		s := w.sentinelByName(d.args[0])
+		s.stallTo = w.now + Millis(d.int(t, "ms", 3000))
+	case "failpersist":
+		w.sentinelByName(d.args[0]).failNext = true
+	case "set":
+		r := w.redisByName(t, d.args[0])
+		r.priority = d.int(t, "prio", r.priority)
+		r.offset = int64(d.int(t, "offset", int(r.offset)))
+	case "hide":
+		for _, typ := range d.args {
+			w.filter[typ] = true
+		}
+	case "show":
+		for _, typ := range d.args {
+			delete(w.filter, typ)
+		}
+	case "cmd":
+		s := w.sentinelByName(d.args[0])
+		w.clientCmd(s, d.args[1:])
+	case "state":
+		for _, n := range d.args {
+			w.printState(w.sentinelByName(n))
+		}
+	default:
+		t.Fatalf("line %d: unknown directive %q", d.line, d.cmd)
+	}
+}
+
+func (w *world) printState(s *tsent) {
+	for _, m := range s.core.Masters() {
+		var reps []string
+		for _, r := range m.Replicas {
+			reps = append(reps, fmt.Sprintf("%d", r.Addr.Port))
+		}
+		flags := ""
+		if m.SDown {
+			flags += " sdown"
+		}
+		if m.ODown {
+			flags += " odown"
+		}
+		w.logf("%s %s addr=%d epoch=%d config-epoch=%d vote=%s/%d failover=%s replicas=%s sentinels=%d tilt=%v%s",
+			s.name, m.Name, m.CurrentAddr.Port, s.core.CurrentEpoch(), m.ConfigEpoch,
+			short(m.Leader), m.LeaderEpoch, m.FailoverState, strings.Join(reps, ","), len(m.Sentinels), s.core.InTilt(), flags)
+	}
+}
+
+func short(id string) string {
+	if len(id) > 4 {
+		return id[:4]
+	}
+	if id == "" {
+		return "-"
+	}
+	return id
+}

@@ -1,0 +1,483 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// world is a tiny deterministic environment for scenario tests: fake Redis
+// instances that understand the commands Sentinel sends, several cores
+// wired to them and to each other, and one virtual clock. It is not the
+// simulator (internal/sim); it only exists so scenario files can tell
+// classic stories in a few lines.
+type world struct {
+	t      testing.TB
+	now    Millis
+	redis  map[string]*fakeRedis // by "ip:port"
+	rnames map[string]*fakeRedis // by test name
+	sents  []*tsent
+	queue  []delivery
+	nextID uint64
+	reqs   map[uint64]reqOrigin
+	out    []string
+	filter map[string]bool // event types to hide
+	// showAll prints debug/verbose events too.
+	showAll bool
+}
+
+type tsent struct {
+	name     string
+	port     int
+	core     *Sentinel
+	cfg      Config
+	disk     State
+	hasDisk  bool
+	crashed  bool
+	stallTo  Millis
+	failNext bool // fail the next Persist
+	seed     uint64
+	conns    map[ConnID]*fconn
+}
+
+type fconn struct {
+	s      *tsent
+	id     ConnID
+	link   LinkID
+	typ    ConnType
+	target string // "ip:port"
+	up     bool
+	multi  [][]string
+	inTx   bool
+}
+
+type delivery struct {
+	to *tsent
+	ev Event
+}
+
+type reqOrigin struct {
+	client bool
+	from   *tsent
+	link   LinkID
+	conn   ConnID
+	tag    Tag
+}
+
+type fakeRedis struct {
+	name      string
+	ip        string
+	port      int
+	runid     string
+	master    bool
+	ofHost    string
+	ofPort    int
+	priority  int
+	offset    int64
+	up        bool
+	paused    bool
+	downSince Millis
+}
+
+func (r *fakeRedis) addr() string { return r.ip + ":" + strconv.Itoa(r.port) }
+
+func newWorld(t testing.TB) *world {
+	return &world{t: t, redis: map[string]*fakeRedis{}, rnames: map[string]*fakeRedis{},
+		reqs: map[uint64]reqOrigin{}, filter: map[string]bool{}}
+}
+
+func (w *world) logf(format string, args ...any) {
+	w.out = append(w.out, fmt.Sprintf("%d.%03d ", w.now/1000, w.now%1000)+fmt.Sprintf(format, args...))
+}
+
+func (w *world) sentinelByName(name string) *tsent {
+	for _, s := range w.sents {
+		if s.name == name {
+			return s
+		}
+	}
+	w.t.Fatalf("no sentinel %q", name)
+	return nil
+}
+
+func (w *world) sentinelByAddr(addr string) *tsent {
+	for _, s := range w.sents {
+		if "127.0.0.1:"+strconv.Itoa(s.port) == addr {
+			return s
+		}
+	}
+	return nil
+}
+
+func (w *world) addRedis(name string, port int) *fakeRedis {
+	r := &fakeRedis{name: name, ip: "127.0.0.1", port: port, master: true, priority: 100, up: true,
+		runid: fmt.Sprintf("%040x", 0xabc000+port)}
+	w.redis[r.addr()] = r
+	w.rnames[name] = r
+	return r
+}
+
+func (w *world) addSentinel(name string, port int, cfg Config) *tsent {
+	s := &tsent{name: name, port: port, cfg: cfg, seed: uint64(port), conns: map[ConnID]*fconn{}}
+	w.sents = append(w.sents, s)
+	w.boot(s, cfg)
+	return s
+}
+
+func (w *world) boot(s *tsent, cfg Config) {
+	c, err := New(cfg, rand.New(rand.NewPCG(s.seed, 7)))
+	if err != nil {
+		w.t.Fatalf("New(%s): %v", s.name, err)
+	}
+	s.core = c
+	s.crashed = false
+	s.conns = map[ConnID]*fconn{}
+	w.step(s, Tick{})
+}
+
+// step feeds one event to a sentinel and executes its effects.
+func (w *world) step(s *tsent, ev Event) {
+	if s.crashed {
+		return
+	}
+	for _, e := range s.core.Step(w.now, ev) {
+		w.exec(s, e)
+	}
+}
+
+func (w *world) enqueue(to *tsent, ev Event) { w.queue = append(w.queue, delivery{to, ev}) }
+
+// drain delivers queued events until none are left.
+func (w *world) drain() {
+	for n := 0; len(w.queue) > 0; n++ {
+		if n > 100000 {
+			w.t.Fatalf("event storm")
+		}
+		d := w.queue[0]
+		w.queue = w.queue[1:]
+		if d.to.stallTo > w.now {
+			w.queue = append(w.queue, d)
+			if allStalled(w.queue, w.now) {
+				return
+			}
+			continue
+		}
+		w.step(d.to, d.ev)
+	}
+}
+
+func allStalled(q []delivery, now Millis) bool {
+	for _, d := range q {
+		if d.to.stallTo <= now {
+			return false
+		}
+	}
+	return true
+}
+
+// run advances the clock by d in 100 ms ticks.
+func (w *world) run(d Millis) {
+	end := w.now + d
+	for w.now < end {
+		w.now += 100
+		for _, s := range w.sents {
+			if s.stallTo > w.now || s.crashed {
+				continue
+			}
+			w.step(s, Tick{})
+			w.drain()
+		}
+		w.drain()
+	}
+}
+
+func (w *world) exec(s *tsent, e Effect) {
+	switch e := e.(type) {
+	case Connect:
+		addr := e.Addr.IP + ":" + strconv.Itoa(e.Addr.Port)
+		c := &fconn{s: s, id: e.Conn, link: e.Link, typ: e.Type, target: addr}
+		s.conns[e.Conn] = c
+		if r := w.redis[addr]; r != nil && r.up {
+			c.up = true
+			w.enqueue(s, LinkConnected{Link: e.Link, Conn: e.Conn, LocalIP: "127.0.0.1"})
+		} else if p := w.sentinelByAddr(addr); p != nil && !p.crashed {
+			c.up = true
+			w.enqueue(s, LinkConnected{Link: e.Link, Conn: e.Conn, LocalIP: "127.0.0.1"})
+		} else {
+			delete(s.conns, e.Conn)
+			w.enqueue(s, LinkClosed{Link: e.Link, Conn: e.Conn, Err: errors.New("connection refused")})
+		}
+	case Close:
+		delete(s.conns, e.Conn)
+	case Send:
+		c := s.conns[e.Conn]
+		if c == nil || !c.up {
+			return
+		}
+		w.deliverSend(s, c, e)
+	case Emit:
+		if w.filter[e.Type] || (!w.showAll && (e.Level == LevelDebug || e.Level == LevelVerbose)) {
+			return
+		}
+		w.logf("%s %s %s", s.name, e.Type, e.Msg)
+	case Log:
+	case Persist:
+		s.disk = e.State
+		s.hasDisk = true
+		var err error
+		if s.failNext {
+			s.failNext = false
+			err = errors.New("disk full")
+			w.logf("%s persist #%d FAILED", s.name, e.Seq)
+		}
+		w.enqueue(s, PersistDone{Seq: e.Seq, Err: err})
+	case Respond:
+		o, ok := w.reqs[e.ID]
+		if !ok {
+			w.t.Fatalf("respond to unknown request %d", e.ID)
+		}
+		delete(w.reqs, e.ID)
+		if o.client {
+			w.logf("%s reply %s", s.name, renderValue(e.Value))
+			return
+		}
+		if c := o.from.conns[o.conn]; c != nil && c.up {
+			w.enqueue(o.from, Reply{Link: o.link, Conn: o.conn, Tag: o.tag, Value: e.Value})
+		}
+	case RunScript:
+		w.logf("%s script %s %s", s.name, e.Path, strings.Join(e.Args, " "))
+		w.enqueue(s, ScriptDone{ID: e.ID})
+	case KillScript:
+	case Exit:
+		w.logf("%s EXIT %d", s.name, e.Code)
+		w.crash(s)
+	default:
+		w.t.Fatalf("unknown effect %T", e)
+	}
+}
+
+// crash stops a sentinel: its connections vanish.
+func (w *world) crash(s *tsent) {
+	s.crashed = true
+	s.conns = map[ConnID]*fconn{}
+	for _, o := range w.sents {
+		for id, c := range o.conns {
+			if c.target == "127.0.0.1:"+strconv.Itoa(s.port) {
+				delete(o.conns, id)
+				w.enqueue(o, LinkClosed{Link: c.link, Conn: id, Err: errors.New("EOF")})
+			}
+		}
+	}
+}
+
+// restart boots a crashed sentinel from what it persisted.
+func (w *world) restart(s *tsent) {
+	cfg := s.cfg
+	if s.hasDisk {
+		cfg.State = s.disk
+	}
+	s.seed += 1000
+	w.boot(s, cfg)
+}
+
+func (w *world) deliverSend(s *tsent, c *fconn, e Send) {
+	if p := w.sentinelByAddr(c.target); p != nil {
+		w.sendToSentinel(s, p, c, e)
+		return
+	}
+	r := w.redis[c.target]
+	if r == nil || !r.up || r.paused {
+		return // hangs
+	}
+	reply := func(v Value) { w.enqueue(s, Reply{Link: c.link, Conn: c.id, Tag: e.Tag, Value: v}) }
+	cmd := strings.ToUpper(e.Args[0])
+	if c.inTx && cmd != "EXEC" {
+		c.multi = append(c.multi, e.Args)
+		reply(Status("QUEUED"))
+		return
+	}
+	switch cmd {
+	case "MULTI":
+		c.inTx = true
+		reply(Status("OK"))
+	case "EXEC":
+		c.inTx = false
+		var res []Value
+		for _, a := range c.multi {
+			res = append(res, w.redisCmd(r, c, a))
+		}
+		c.multi = nil
+		reply(Array(res...))
+	default:
+		reply(w.redisCmd(r, c, e.Args))
+	}
+}
+
+func (w *world) redisCmd(r *fakeRedis, c *fconn, args []string) Value {
+	switch strings.ToUpper(args[0]) {
+	case "PING":
+		return Status("PONG")
+	case "AUTH", "CONFIG":
+		return Status("OK")
+	case "INFO":
+		return Bulk(w.renderInfo(r))
+	case "SUBSCRIBE":
+		return Array(Bulk("subscribe"), Bulk(args[1]), Int(1))
+	case "PUBLISH":
+		n := 0
+		for _, o := range w.sents {
+			for _, oc := range o.conns {
+				if oc.target == r.addr() && oc.typ == ConnPubSub && oc.up {
+					n++
+					w.enqueue(o, Message{Link: oc.link, Conn: oc.id, Channel: args[1], Payload: args[2]})
+				}
+			}
+		}
+		return Int(int64(n))
+	case "SLAVEOF", "REPLICAOF":
+		if strings.EqualFold(args[1], "NO") {
+			if !r.master {
+				w.logf("%s %s promoted (SLAVEOF NO ONE)", c.s.name, r.name)
+			}
+			r.master, r.ofHost, r.ofPort = true, "", 0
+		} else {
+			port, _ := strconv.Atoi(args[2])
+			if r.master || r.ofHost != args[1] || r.ofPort != port {
+				w.logf("%s %s now replica of %s:%d", c.s.name, r.name, args[1], port)
+			}
+			r.master, r.ofHost, r.ofPort = false, args[1], port
+		}
+		return Status("OK")
+	case "CLIENT":
+		if len(args) >= 4 && strings.EqualFold(args[1], "KILL") {
+			typ := ConnCmd
+			if strings.EqualFold(args[3], "pubsub") {
+				typ = ConnPubSub
+			}
+			w.killClients(r, typ, c)
+		}
+		return Status("OK")
+	case "SCRIPT":
+		return Status("OK")
+	}
+	return ErrorValue("ERR unknown command '" + args[0] + "'")
+}
+
+// killClients closes every connection of a type to r except skip.
+func (w *world) killClients(r *fakeRedis, typ ConnType, skip *fconn) {
+	for _, o := range w.sents {
+		for _, id := range sortedConnIDs(o.conns) {
+			oc := o.conns[id]
+			if oc == skip || oc.target != r.addr() || oc.typ != typ {
+				continue
+			}
+			delete(o.conns, id)
+			w.enqueue(o, LinkClosed{Link: oc.link, Conn: id, Err: errors.New("killed")})
+		}
+	}
+}
+
+func sortedConnIDs(m map[ConnID]*fconn) []ConnID {
+	ids := make([]ConnID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+func (w *world) renderInfo(r *fakeRedis) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.15\r\nrun_id:%s\r\ntcp_port:%d\r\n\r\n# Replication\r\n", r.runid, r.port)
+	if r.master {
+		b.WriteString("role:master\r\n")
+		var reps []*fakeRedis
+		for _, k := range sortedKeys(w.redis) {
+			o := w.redis[k]
+			if o.up && !o.master && o.ofHost == r.ip && o.ofPort == r.port {
+				reps = append(reps, o)
+			}
+		}
+		fmt.Fprintf(&b, "connected_slaves:%d\r\n", len(reps))
+		for k, o := range reps {
+			fmt.Fprintf(&b, "slave%d:ip=%s,port=%d,state=online,offset=%d,lag=0\r\n", k, o.ip, o.port, o.offset)
+		}
+		fmt.Fprintf(&b, "master_repl_offset:%d\r\n", r.offset)
+		return b.String()
+	}
+	up := false
+	if m := w.redis[r.ofHost+":"+strconv.Itoa(r.ofPort)]; m != nil && m.up && m.master {
+		up = true
+	}
+	status := "down"
+	if up {
+		status = "up"
+	}
+	fmt.Fprintf(&b, "role:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n", r.ofHost, r.ofPort, status)
+	if !up {
+		since := int64(-1)
+		if m := w.redis[r.ofHost+":"+strconv.Itoa(r.ofPort)]; m != nil && !m.up {
+			since = (w.now - m.downSince) / 1000
+		}
+		fmt.Fprintf(&b, "master_link_down_since_seconds:%d\r\n", since)
+	}
+	fmt.Fprintf(&b, "slave_repl_offset:%d\r\nslave_priority:%d\r\nreplica_announced:1\r\n", r.offset, r.priority)
+	return b.String()
+}
+
+func (w *world) sendToSentinel(from, to *tsent, c *fconn, e Send) {
+	if to.crashed {
+		return
+	}
+	reply := func(v Value) { w.enqueue(from, Reply{Link: c.link, Conn: c.id, Tag: e.Tag, Value: v}) }
+	switch strings.ToUpper(e.Args[0]) {
+	case "PING":
+		reply(Status("PONG"))
+	case "AUTH", "CLIENT":
+		reply(Status("OK"))
+	default:
+		w.nextID++
+		w.reqs[w.nextID] = reqOrigin{from: from, link: c.link, conn: c.id, tag: e.Tag}
+		w.enqueue(to, Request{ID: w.nextID, Args: e.Args})
+	}
+}
+
+// clientCmd sends a client command to a sentinel and drains.
+func (w *world) clientCmd(s *tsent, args []string) {
+	w.nextID++
+	w.reqs[w.nextID] = reqOrigin{client: true}
+	w.step(s, Request{ID: w.nextID, Args: args})
+	w.drain()
+}
+
+// renderValue prints a Value compactly for golden files.
+func renderValue(v Value) string {
+	switch v.Kind {
+	case KindStatus:
+		return "+" + v.Str
+	case KindError:
+		return "-" + v.Str
+	case KindInt:
+		return ":" + strconv.FormatInt(v.Int, 10)
+	case KindBulk:
+		return strconv.Quote(v.Str)
+	case KindNil:
+		return "(nil)"
+	case KindNilArray:
+		return "(nil-array)"
+	case KindArray, KindMap:
+		parts := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			parts[i] = renderValue(e)
+		}
+		if v.Kind == KindMap {
+			return "{" + strings.Join(parts, " ") + "}"
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	return "?"
+}
