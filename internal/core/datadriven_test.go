@@ -213,6 +213,8 @@ func (w *world) do(t *testing.T, d directive) {
 		r := w.redisByName(t, d.args[0])
 		r.priority = d.int(t, "prio", r.priority)
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
+	case "latency":
+		w.latency = Millis(d.int(t, "ms", 0))
 	case "hide":
 		for _, typ := range d.args {
 			w.filter[typ] = true

@@ -26,6 +26,8 @@ type world struct {
 	reqs   map[uint64]reqOrigin
 	out    []string
 	filter map[string]bool // event types to hide
+	// latency delays every delivery (replies, messages, connects).
+	latency Millis
 	// showAll prints debug/verbose events too.
 	showAll bool
 }
@@ -56,6 +58,7 @@ type fconn struct {
 }
 
 type delivery struct {
+	at Millis
 	to *tsent
 	ev Event
 }
@@ -149,34 +152,43 @@ func (w *world) step(s *tsent, ev Event) {
 	}
 }
 
-func (w *world) enqueue(to *tsent, ev Event) { w.queue = append(w.queue, delivery{to, ev}) }
+// enqueue schedules an event for a sentinel after the network latency.
+// The queue stays sorted by delivery time (stable for equal times).
+func (w *world) enqueue(to *tsent, ev Event) {
+	d := delivery{at: w.now + w.latency, to: to, ev: ev}
+	k := len(w.queue)
+	for k > 0 && w.queue[k-1].at > d.at {
+		k--
+	}
+	w.queue = append(w.queue, delivery{})
+	copy(w.queue[k+1:], w.queue[k:])
+	w.queue[k] = d
+}
 
-// drain delivers queued events until none are left.
+// drain delivers the queued events that are due, in order; events for a
+// stalled sentinel wait.
 func (w *world) drain() {
-	for n := 0; len(w.queue) > 0; n++ {
+	for n := 0; ; n++ {
 		if n > 100000 {
 			w.t.Fatalf("event storm")
 		}
-		d := w.queue[0]
-		w.queue = w.queue[1:]
-		if d.to.stallTo > w.now {
-			w.queue = append(w.queue, d)
-			if allStalled(w.queue, w.now) {
-				return
+		k := -1
+		for j, d := range w.queue {
+			if d.at > w.now {
+				break
 			}
-			continue
+			if d.to.stallTo <= w.now {
+				k = j
+				break
+			}
 		}
+		if k < 0 {
+			return
+		}
+		d := w.queue[k]
+		w.queue = append(w.queue[:k], w.queue[k+1:]...)
 		w.step(d.to, d.ev)
 	}
-}
-
-func allStalled(q []delivery, now Millis) bool {
-	for _, d := range q {
-		if d.to.stallTo <= now {
-			return false
-		}
-	}
-	return true
 }
 
 // run advances the clock by d in 100 ms ticks.
