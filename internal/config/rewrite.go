@@ -294,9 +294,11 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 		perMaster("leader-epoch", strconv.FormatUint(m.LeaderEpoch, 10))
 		for _, r := range m.KnownReplicas {
 			text := "sentinel known-replica " + name + " " + announceHost(r.Host) + " " + strconv.Itoa(r.Port)
-			// Deliberate fix: reuse a legacy known-slave line first, so
-			// the file never holds the same replica twice.
-			if !st.line("sentinel known-slave", text, false) {
+			// Deliberate fix: real 7.0.15 never touches legacy known-slave
+			// lines and appends the replica again, so the file holds it
+			// twice and fails to load. We reuse known-replica lines, then
+			// known-slave lines, then append.
+			if !st.line("sentinel known-replica", text, false) && !st.line("sentinel known-slave", text, false) {
 				st.line("sentinel known-replica", text, true)
 			}
 		}
