@@ -143,15 +143,15 @@ func TestDefaults(t *testing.T) {
 
 // acceptedLines are lines real redis-sentinel 7.0.15 accepts.
 var acceptedLines = []string{
-		"protected-mode no", "latency-tracking-info-percentiles 50 99 99.9",
-		"user default on nopass ~* &* +@all", `dir "/tmp"`, `logfile "log.txt"`,
-		"repl-diskless-sync-delay 0", "enable-protected-configs yes", "enable-debug-command yes",
-		"list-max-ziplist-entries 5", "slaveof 1.2.3.4 5", `save ""`, "save 900 1 300 10",
-		"foo.bar x y", "sentinel", "rename-command ping \"\"",
-		"maxmemory 1gb", "client-output-buffer-limit normal 0 0 0", "sentinel known-sentinel m 1.2.3.4 5",
-		"SENTINEL RESOLVE-HOSTNAMES YES", "sentinel monitor h nohost.invalid 6379 1",
-		"sentinel monitor z 127.0.0.1 abc 1", "sentinel monitor z2 127.0.0.1 0 1",
-		"sentinel config-epoch m -1", "include " + os.DevNull, "sentinel known-replica h nohost.invalid 5",
+	"protected-mode no", "latency-tracking-info-percentiles 50 99 99.9",
+	"user default on nopass ~* &* +@all", `dir "/tmp"`, `logfile "log.txt"`,
+	"repl-diskless-sync-delay 0", "enable-protected-configs yes", "enable-debug-command yes",
+	"list-max-ziplist-entries 5", "slaveof 1.2.3.4 5", `save ""`, "save 900 1 300 10",
+	"foo.bar x y", "sentinel", "rename-command ping \"\"",
+	"maxmemory 1gb", "client-output-buffer-limit normal 0 0 0", "sentinel known-sentinel m 1.2.3.4 5",
+	"SENTINEL RESOLVE-HOSTNAMES YES", "sentinel monitor h nohost.invalid 6379 1",
+	"sentinel monitor z 127.0.0.1 abc 1", "sentinel monitor z2 127.0.0.1 0 1",
+	"sentinel config-epoch m -1", "include " + os.DevNull, "sentinel known-replica h nohost.invalid 5",
 }
 
 func acceptedConf() string {
