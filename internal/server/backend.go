@@ -1,0 +1,40 @@
+package server
+
+import (
+	"context"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// Backend runs the Sentinel-specific part of the command surface. The
+// runtime implements it; the server calls it from connection goroutines,
+// possibly concurrently, so implementations must be safe for concurrent use.
+type Backend interface {
+	// Command runs SENTINEL <sub> ... (after the arity check of the
+	// subcommand), ROLE, or PUBLISH <channel> <message> (after the ACL
+	// channel check) and returns the reply. args[0] is the command name as
+	// the client sent it; args are copies owned by the backend. ctx is
+	// cancelled when the client disconnects or the server closes.
+	Command(ctx context.Context, c *ClientInfo, args [][]byte) resp.Value
+	// InfoSentinel returns the body of the "# Sentinel" INFO section: the
+	// field lines ("sentinel_masters:1" ...), each terminated by "\r\n",
+	// without the "# Sentinel" header.
+	InfoSentinel() string
+	// Shutdown is called by the SHUTDOWN command; the process is expected
+	// to exit. The connection that sent SHUTDOWN is closed without a reply.
+	Shutdown()
+}
+
+// ClientInfo describes the connection that sent a forwarded command.
+type ClientInfo struct {
+	// ID is the CLIENT ID of the connection.
+	ID int64
+	// Addr and LocalAddr are "ip:port" of the peer and of our socket.
+	Addr, LocalAddr string
+	// Name is the CLIENT SETNAME name ("" if none).
+	Name string
+	// User is the ACL user the connection is authenticated as.
+	User string
+	// Proto is 2 or 3.
+	Proto int
+}

@@ -1,0 +1,327 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// replyMode is the CLIENT REPLY state.
+type replyMode uint8
+
+const (
+	replyOn replyMode = iota
+	replyOff
+	replySkipNext
+	replySkipThis
+)
+
+// client is one connection. The reader goroutine executes commands and
+// renders replies into pending; flush moves them to out, which the writer
+// goroutine sends. Publish appends to out directly, never blocking.
+type client struct {
+	s       *Server
+	id      int64
+	conn    net.Conn
+	fd      int
+	addr    string
+	laddr   string
+	created time.Time
+	rd      *resp.Reader
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	// Owned by the reader goroutine.
+	pending   []byte
+	lower     []byte
+	reply     replyMode
+	closeNext bool // close after the replies of this command are flushed
+
+	mu            sync.Mutex
+	cond          *sync.Cond
+	out           []byte
+	spare         []byte
+	closing       bool // no more output is accepted; writer drains then closes
+	killed        bool
+	softSince     time.Time // when out first exceeded the pub/sub soft limit
+	proto         int
+	name          string
+	user          string
+	authenticated bool
+	lastCmd       string
+	lastActive    time.Time
+	channels      []string // subscription order
+	patterns      []string
+}
+
+func newClient(s *Server, conn net.Conn) *client {
+	now := time.Now()
+	c := &client{
+		s:          s,
+		id:         s.nextID.Add(1),
+		conn:       conn,
+		fd:         connFD(conn),
+		addr:       conn.RemoteAddr().String(),
+		laddr:      conn.LocalAddr().String(),
+		created:    now,
+		lastActive: now,
+		proto:      resp.RESP2,
+		user:       "default",
+		lastCmd:    "NULL",
+	}
+	c.cond = sync.NewCond(&c.mu)
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.authenticated = s.acl.defaultOpen()
+	c.rd = resp.NewReaderLimits(&deadlineReader{c: c}, s.cfg.Limits)
+	c.rd.SetUnauthenticated(c.authRequired())
+	return c
+}
+
+// connFD returns the socket's file descriptor for CLIENT LIST (-1 if
+// unknown).
+func connFD(conn net.Conn) int {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	_ = rc.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// deadlineReader applies the idle timeout to every read, except for
+// subscribed clients, and counts input bytes.
+type deadlineReader struct{ c *client }
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	c := d.c
+	if t := c.s.cfg.Timeout; t > 0 {
+		c.mu.Lock()
+		sub := len(c.channels)+len(c.patterns) > 0
+		c.mu.Unlock()
+		if sub {
+			_ = c.conn.SetReadDeadline(time.Time{})
+		} else {
+			_ = c.conn.SetReadDeadline(time.Now().Add(t))
+		}
+	}
+	n, err := c.conn.Read(p)
+	c.s.stats.netIn.Add(int64(n))
+	return n, err
+}
+
+// authRequired mirrors Redis' authRequired(): the default user is not
+// "on nopass" and this connection has not authenticated.
+func (c *client) authRequired() bool {
+	c.mu.Lock()
+	authed := c.authenticated
+	c.mu.Unlock()
+	return !authed && !c.s.acl.defaultOpen()
+}
+
+// readLoop reads and executes commands until the connection ends.
+func (c *client) readLoop() {
+	defer c.s.wg.Done()
+	defer c.finish()
+	for {
+		args, err := c.rd.ReadCommand()
+		if err != nil {
+			if errors.Is(err, resp.ErrProtocol) {
+				c.addReply(resp.AppendError(nil, "ERR "+err.Error()))
+				c.flush()
+			}
+			return
+		}
+		c.s.stats.commands.Add(1)
+		c.mu.Lock()
+		c.lastActive = time.Now()
+		c.mu.Unlock()
+		c.exec(args)
+		if c.closeNext {
+			c.flush()
+			return
+		}
+		if c.rd.Buffered() == 0 || len(c.pending) >= 64<<10 {
+			if !c.flush() {
+				return
+			}
+		}
+	}
+}
+
+// finish unregisters the client and lets the writer drain and close.
+func (c *client) finish() {
+	c.s.ps.unsubscribeAll(c)
+	c.s.removeClient(c)
+	c.cancel()
+	c.mu.Lock()
+	c.closing = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+// addReply buffers encoded reply bytes, honouring CLIENT REPLY.
+func (c *client) addReply(b []byte) {
+	if c.reply == replyOff || c.reply == replySkipThis {
+		return
+	}
+	if len(b) > 0 && b[0] == '-' {
+		c.s.stats.errorReplies.Add(1)
+	}
+	c.pending = append(c.pending, b...)
+}
+
+// addValue buffers v rendered in the client's protocol.
+func (c *client) addValue(v resp.Value) {
+	if c.reply == replyOff || c.reply == replySkipThis {
+		return
+	}
+	if v.Kind == resp.KindError {
+		c.s.stats.errorReplies.Add(1)
+	}
+	c.pending = resp.AppendValue(c.pending, v, c.protocol())
+}
+
+// addError buffers an error reply; msg includes its code ("ERR ...").
+func (c *client) addError(msg string) {
+	c.addReply(resp.AppendError(nil, msg))
+}
+
+// protocol returns the RESP version of the connection.
+func (c *client) protocol() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.proto
+}
+
+// flush hands pending replies to the writer, waiting while too much
+// output is unsent (a client that pipelines without reading). It returns
+// false when the connection is closing.
+func (c *client) flush() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		c.pending = c.pending[:0]
+		return false
+	}
+	if len(c.pending) > 0 {
+		c.out = append(c.out, c.pending...)
+		c.cond.Broadcast()
+	}
+	if cap(c.pending) > 1<<20 {
+		c.pending = nil
+	} else {
+		c.pending = c.pending[:0]
+	}
+	if c.closeNext {
+		c.closing = true
+		c.cond.Broadcast()
+		return false
+	}
+	for len(c.out) > maxPendingReplies && !c.closing {
+		c.cond.Wait()
+	}
+	return !c.closing
+}
+
+// deliver appends a pub/sub message without blocking; a client whose
+// output exceeds the pub/sub limits is disconnected.
+func (c *client) deliver(msg []byte) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.out = append(c.out, msg...)
+	n := len(c.out)
+	over := n > c.s.cfg.PubsubLimit
+	if n > c.s.cfg.PubsubSoftLimit {
+		if c.softSince.IsZero() {
+			c.softSince = time.Now()
+		} else if time.Since(c.softSince) > c.s.cfg.PubsubSoftTime {
+			over = true
+		}
+	} else {
+		c.softSince = time.Time{}
+	}
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	if over {
+		c.s.cfg.Logf("server: client id=%d addr=%s closed for overcoming of output buffer limits", c.id, c.addr)
+		c.kill()
+	}
+}
+
+// kill closes the connection now, dropping unsent output.
+func (c *client) kill() {
+	c.mu.Lock()
+	c.closing = true
+	c.killed = true
+	c.out = nil
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	_ = c.conn.Close()
+}
+
+// writeLoop sends out until the client closes, then closes the socket.
+func (c *client) writeLoop() {
+	defer c.s.wg.Done()
+	defer c.conn.Close()
+	for {
+		c.mu.Lock()
+		for len(c.out) == 0 && !c.closing {
+			c.cond.Wait()
+		}
+		if len(c.out) == 0 || c.killed {
+			c.mu.Unlock()
+			return
+		}
+		buf := c.out
+		c.out = c.spare[:0]
+		c.mu.Unlock()
+
+		n, err := c.conn.Write(buf)
+		c.s.stats.netOut.Add(int64(n))
+
+		c.mu.Lock()
+		if cap(buf) <= 1<<20 {
+			c.spare = buf[:0]
+		} else {
+			c.spare = nil
+		}
+		c.cond.Broadcast()
+		c.mu.Unlock()
+		if err != nil {
+			c.kill()
+			return
+		}
+	}
+}
+
+// info returns the ClientInfo given to the backend.
+func (c *client) info() *ClientInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &ClientInfo{ID: c.id, Addr: c.addr, LocalAddr: c.laddr, Name: c.name, User: c.user, Proto: c.proto}
+}
+
+// subscribed reports whether the client has any subscription.
+func (c *client) subscribed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.channels)+len(c.patterns) > 0
+}
+
+func sortClients(cs []*client) {
+	slices.SortFunc(cs, func(a, b *client) int { return int(a.id - b.id) })
+}

@@ -1,0 +1,230 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+var aclHelp = []string{
+	"ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CAT [<category>]",
+	"    List all commands that belong to <category>, or all command categories",
+	"    when no category is specified.",
+	"DELUSER <username> [<username> ...]",
+	"    Delete a list of users.",
+	"DRYRUN <username> <command> [<arg> ...]",
+	"    Returns whether the user can execute the given command without executing the command.",
+	"GETUSER <username>",
+	"    Get the user's details.",
+	"GENPASS [<bits>]",
+	"    Generate a secure 256-bit user password. The optional `bits` argument can",
+	"    be used to specify a different size.",
+	"LIST",
+	"    Show users details in config file format.",
+	"LOAD",
+	"    Reload users from the ACL file.",
+	"LOG [<count> | RESET]",
+	"    Show the ACL log entries.",
+	"SAVE",
+	"    Save the current config to the ACL file.",
+	"SETUSER <username> <attribute> [<attribute> ...]",
+	"    Create or modify a user with the specified attributes.",
+	"USERS",
+	"    List all the registered usernames.",
+	"WHOAMI",
+	"    Return the current connection username.",
+	"HELP",
+	"    Prints this help.",
+}
+
+const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
+
+func cmdACL(c *client, cmd *command, args [][]byte) {
+	a := c.s.acl
+	switch cmd.name {
+	case "acl|setuser":
+		rules := make([]string, len(args)-3)
+		for i, r := range args[3:] {
+			rules[i] = string(r)
+		}
+		if bad, err := a.setUser(string(args[2]), rules); err != nil {
+			c.addError("ERR Error in ACL SETUSER modifier '" + bad + "': " + err.Error())
+			return
+		}
+		c.addReply([]byte("+OK\r\n"))
+	case "acl|deluser":
+		deleted := 0
+		var gone []string
+		a.mu.Lock()
+		for _, n := range args[2:] {
+			name := string(n)
+			if name == "default" {
+				a.mu.Unlock()
+				c.addError("ERR " + errACLDefaultDelete.Error())
+				return
+			}
+		}
+		for _, n := range args[2:] {
+			name := string(n)
+			if _, ok := a.users[name]; ok {
+				delete(a.users, name)
+				deleted++
+				gone = append(gone, name)
+			}
+		}
+		a.mu.Unlock()
+		c.s.disconnectUsers(c, gone)
+		c.addReply(resp.AppendInt(nil, int64(deleted)))
+	case "acl|getuser":
+		a.mu.RLock()
+		u := a.users[string(args[2])]
+		var v resp.Value
+		if u == nil {
+			v = resp.NullBulk()
+		} else {
+			flags := make([]resp.Value, 0, 2)
+			for _, f := range u.flags() {
+				flags = append(flags, resp.Bulk(f))
+			}
+			v = resp.Map(
+				resp.Bulk("flags"), resp.Set(flags...),
+				resp.Bulk("passwords"), resp.BulkArray(u.passwords...),
+				resp.Bulk("commands"), resp.Bulk(u.commandsString()),
+				resp.Bulk("keys"), resp.Bulk(u.keysString()),
+				resp.Bulk("channels"), resp.Bulk(u.channelsString()),
+				resp.Bulk("selectors"), resp.Array(),
+			)
+		}
+		a.mu.RUnlock()
+		c.addValue(v)
+	case "acl|list":
+		a.mu.RLock()
+		var lines []string
+		for _, n := range sortedUsers(a) {
+			lines = append(lines, a.users[n].describe())
+		}
+		a.mu.RUnlock()
+		c.addValue(resp.BulkArray(lines...))
+	case "acl|users":
+		a.mu.RLock()
+		names := sortedUsers(a)
+		a.mu.RUnlock()
+		c.addValue(resp.BulkArray(names...))
+	case "acl|whoami":
+		c.mu.Lock()
+		u := c.user
+		c.mu.Unlock()
+		c.addReply(resp.AppendBulkString(nil, u))
+	case "acl|cat":
+		if len(args) == 2 {
+			c.addValue(resp.BulkArray(c.s.tab.cats...))
+			return
+		}
+		cat := strings.ToLower(string(args[2]))
+		if !slices.Contains(c.s.tab.cats, cat) {
+			c.addError("ERR Unknown category '" + string(args[2]) + "'")
+			return
+		}
+		var names []string
+		for _, x := range c.s.tab.all {
+			if x.hasCategory(cat) {
+				names = append(names, x.name)
+			}
+		}
+		c.addValue(resp.BulkArray(names...))
+	case "acl|genpass":
+		bits := int64(256)
+		if len(args) == 3 {
+			n, ok := parseInt(string(args[2]))
+			if !ok || n <= 0 || n > 4096 {
+				c.addError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
+				return
+			}
+			bits = n
+		}
+		chars := int((bits + 3) / 4)
+		buf := make([]byte, (chars+1)/2)
+		_, _ = rand.Read(buf)
+		c.addReply(resp.AppendBulkString(nil, hex.EncodeToString(buf)[:chars]))
+	case "acl|log":
+		if len(args) == 3 && strings.EqualFold(string(args[2]), "reset") {
+			c.addReply([]byte("+OK\r\n"))
+			return
+		}
+		if len(args) == 3 {
+			if n, ok := parseInt(string(args[2])); !ok || n < 0 {
+				c.addError("ERR value is out of range, must be positive")
+				return
+			}
+		}
+		c.addValue(resp.Array())
+	case "acl|save", "acl|load":
+		c.addError(errNoACLFile)
+	case "acl|dryrun":
+		aclDryRun(c, args)
+	case "acl|help":
+		c.addReply(helpReply(aclHelp))
+	}
+}
+
+// aclDryRun: ACL DRYRUN user command [args...].
+func aclDryRun(c *client, args [][]byte) {
+	a := c.s.acl
+	name := string(args[2])
+	a.mu.RLock()
+	_, ok := a.users[name]
+	a.mu.RUnlock()
+	if !ok {
+		c.addError("ERR User '" + name + "' not found")
+		return
+	}
+	target, errMsg, _ := c.s.resolve(args[3:], nil)
+	if target == nil {
+		if strings.HasPrefix(errMsg, "ERR wrong number") {
+			c.addError("ERR " + errMsg[len("ERR "):])
+			return
+		}
+		c.addError("ERR Command '" + string(args[3]) + "' not found")
+		return
+	}
+	if !a.canRun(name, target) {
+		c.addReply(resp.AppendBulkString(nil, "This user has no permissions to run the '"+target.name+"' command"))
+		return
+	}
+	c.addReply([]byte("+OK\r\n"))
+}
+
+func sortedUsers(a *acl) []string {
+	names := make([]string, 0, len(a.users))
+	for n := range a.users {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// disconnectUsers closes the connections authenticated as deleted users
+// (the caller's own connection after its reply).
+func (s *Server) disconnectUsers(self *client, users []string) {
+	if len(users) == 0 {
+		return
+	}
+	for _, o := range s.clientList() {
+		o.mu.Lock()
+		u := o.user
+		o.mu.Unlock()
+		if !slices.Contains(users, u) {
+			continue
+		}
+		if o == self {
+			self.closeNext = true
+			continue
+		}
+		o.kill()
+	}
+}

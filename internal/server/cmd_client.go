@@ -1,0 +1,382 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// clientHelp is CLIENT HELP of Redis 7.0.15.
+var clientHelp = []string{
+	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+	"HELP",
+	"    Prints this help.",
+}
+
+// helpReply renders help lines as an array of status replies.
+func helpReply(lines []string) []byte {
+	b := resp.AppendArrayLen(nil, len(lines))
+	for _, l := range lines {
+		b = resp.AppendSimple(b, l)
+	}
+	return b
+}
+
+// validClientName accepts what Redis' validateClientName accepts: bytes
+// '!' to '~' only (the empty name clears).
+func validClientName(n string) bool {
+	for i := 0; i < len(n); i++ {
+		if n[i] < '!' || n[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdClient(c *client, cmd *command, args [][]byte) {
+	sub := cmd.name[len("client|"):]
+	switch sub {
+	case "id":
+		c.addReply(resp.AppendInt(nil, c.id))
+	case "getname":
+		c.mu.Lock()
+		name := c.name
+		c.mu.Unlock()
+		if name == "" {
+			c.addReply(resp.AppendNullBulk(nil, c.protocol()))
+		} else {
+			c.addReply(resp.AppendBulkString(nil, name))
+		}
+	case "setname":
+		n := string(args[2])
+		if !validClientName(n) {
+			c.addError("ERR Client names cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.mu.Lock()
+		c.name = n
+		c.mu.Unlock()
+		c.addReply([]byte("+OK\r\n"))
+	case "info":
+		c.addValue(resp.Verbatim("txt", c.describe()+"\n"))
+	case "list":
+		clientListCmd(c, args)
+	case "kill":
+		clientKillCmd(c, args)
+	case "help":
+		c.addReply(helpReply(clientHelp))
+	case "reply":
+		switch strings.ToLower(string(args[2])) {
+		case "on":
+			c.reply = replyOn
+			c.addReply([]byte("+OK\r\n"))
+		case "off":
+			c.reply = replyOff
+		case "skip":
+			if c.reply == replyOn || c.reply == replySkipThis {
+				c.reply = replySkipNext
+			}
+		default:
+			c.addError("ERR syntax error")
+		}
+	case "pause":
+		if _, ok := parseInt(string(args[2])); !ok {
+			c.addError("ERR timeout is not an integer or out of range")
+			return
+		}
+		if len(args) > 4 || (len(args) == 4 && !strings.EqualFold(string(args[3]), "write") && !strings.EqualFold(string(args[3]), "all")) {
+			c.addError("ERR syntax error")
+			return
+		}
+		c.addReply([]byte("+OK\r\n"))
+	case "unpause":
+		c.addReply([]byte("+OK\r\n"))
+	case "no-evict":
+		switch strings.ToLower(string(args[2])) {
+		case "on", "off":
+			c.addReply([]byte("+OK\r\n"))
+		default:
+			c.addError("ERR syntax error")
+		}
+	case "unblock":
+		if _, ok := parseInt(string(args[2])); !ok {
+			c.addError("ERR value is not an integer or out of range")
+			return
+		}
+		c.addReply(resp.AppendInt(nil, 0))
+	case "tracking":
+		switch strings.ToLower(string(args[2])) {
+		case "on", "off":
+			c.addReply([]byte("+OK\r\n"))
+		default:
+			c.addError("ERR syntax error")
+		}
+	case "trackinginfo":
+		c.addValue(resp.Map(
+			resp.Bulk("flags"), resp.Set(resp.Bulk("off")),
+			resp.Bulk("redirect"), resp.Integer(-1),
+			resp.Bulk("prefixes"), resp.Array(),
+		))
+	case "getredir":
+		c.addReply(resp.AppendInt(nil, -1))
+	case "caching":
+		c.addError("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+	default:
+		c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try CLIENT HELP.")
+	}
+}
+
+// describe renders one CLIENT LIST line (Redis 7.0 field layout, no
+// trailing newline).
+func (c *client) describe() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	flags := "N"
+	if len(c.channels)+len(c.patterns) > 0 {
+		flags = "P"
+	}
+	obl := len(c.out)
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=%d oll=0 omem=0 tot-mem=%d events=r cmd=%s user=%s redir=-1 resp=%d",
+		c.id, c.addr, c.laddr, c.fd, c.name,
+		int64(now.Sub(c.created)/time.Second), int64(now.Sub(c.lastActive)/time.Second),
+		flags, len(c.channels), len(c.patterns), 16384, obl, 16384+cap(c.out),
+		c.lastCmd, c.user, c.proto)
+}
+
+// clientType returns "pubsub" or "normal".
+func (c *client) clientType() string {
+	if c.subscribed() {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// clientListCmd: CLIENT LIST [TYPE type] [ID id ...].
+func clientListCmd(c *client, args [][]byte) {
+	var typ string
+	var ids map[int64]bool
+	switch {
+	case len(args) == 2:
+	case len(args) == 4 && strings.EqualFold(string(args[2]), "type"):
+		typ = strings.ToLower(string(args[3]))
+		if !validClientType(typ) {
+			c.addError("ERR Unknown client type '" + string(args[3]) + "'")
+			return
+		}
+		typ = normalType(typ)
+	case len(args) > 3 && strings.EqualFold(string(args[2]), "id"):
+		ids = map[int64]bool{}
+		for _, a := range args[3:] {
+			id, ok := parseInt(string(a))
+			if !ok || id <= 0 {
+				c.addError("ERR Invalid client ID")
+				return
+			}
+			ids[id] = true
+		}
+	default:
+		c.addError("ERR syntax error")
+		return
+	}
+	var b strings.Builder
+	for _, o := range c.s.clientList() {
+		if typ != "" && o.clientType() != typ {
+			continue
+		}
+		if ids != nil && !ids[o.id] {
+			continue
+		}
+		b.WriteString(o.describe())
+		b.WriteByte('\n')
+	}
+	c.addValue(resp.Verbatim("txt", b.String()))
+}
+
+func validClientType(t string) bool {
+	switch t {
+	case "normal", "master", "replica", "slave", "pubsub":
+		return true
+	}
+	return false
+}
+
+func normalType(t string) string {
+	if t == "slave" {
+		return "replica"
+	}
+	return t
+}
+
+// killFilter is the CLIENT KILL filter set.
+type killFilter struct {
+	addr, laddr, user, typ string
+	id                     int64
+	maxAge                 int64
+	skipMe                 bool
+}
+
+func (f *killFilter) match(self, o *client) bool {
+	if f.skipMe && o == self {
+		return false
+	}
+	if f.addr != "" && o.addr != f.addr {
+		return false
+	}
+	if f.laddr != "" && o.laddr != f.laddr {
+		return false
+	}
+	if f.id != 0 && o.id != f.id {
+		return false
+	}
+	if f.typ != "" && o.clientType() != f.typ {
+		return false
+	}
+	if f.user != "" {
+		o.mu.Lock()
+		u := o.user
+		o.mu.Unlock()
+		if u != f.user {
+			return false
+		}
+	}
+	if f.maxAge != 0 && int64(time.Since(o.created)/time.Second) < f.maxAge {
+		return false
+	}
+	return true
+}
+
+// clientKillCmd: CLIENT KILL ip:port | CLIENT KILL <filter> <value> ...
+func clientKillCmd(c *client, args [][]byte) {
+	f := killFilter{skipMe: true}
+	oldForm := len(args) == 3
+	if oldForm {
+		f.addr = string(args[2])
+		f.skipMe = false
+	} else if len(args)%2 != 0 {
+		c.addError("ERR syntax error")
+		return
+	} else {
+		for i := 2; i < len(args); i += 2 {
+			opt, val := strings.ToLower(string(args[i])), string(args[i+1])
+			switch opt {
+			case "id":
+				id, ok := parseInt(val)
+				if !ok || id <= 0 {
+					c.addError("ERR client-id should be greater than 0")
+					return
+				}
+				f.id = id
+			case "type":
+				t := strings.ToLower(val)
+				if !validClientType(t) {
+					c.addError("ERR Unknown client type '" + val + "'")
+					return
+				}
+				f.typ = normalType(t)
+			case "addr":
+				f.addr = val
+			case "laddr":
+				f.laddr = val
+			case "user":
+				c.s.acl.mu.RLock()
+				_, ok := c.s.acl.users[val]
+				c.s.acl.mu.RUnlock()
+				if !ok {
+					c.addError("ERR No such user '" + val + "'")
+					return
+				}
+				f.user = val
+			case "skipme":
+				switch strings.ToLower(val) {
+				case "yes":
+					f.skipMe = true
+				case "no":
+					f.skipMe = false
+				default:
+					c.addError("ERR syntax error")
+					return
+				}
+			case "maxage":
+				// Redis 7.4 addition; 7.0.15 answers "syntax error".
+				n, ok := parseInt(val)
+				if !ok || n < 0 {
+					c.addError("ERR syntax error")
+					return
+				}
+				f.maxAge = n
+			default:
+				c.addError("ERR syntax error")
+				return
+			}
+		}
+	}
+	killed := 0
+	for _, o := range c.s.clientList() {
+		if !f.match(c, o) {
+			continue
+		}
+		killed++
+		if o == c {
+			c.closeNext = true // reply first, then close, like CLIENT_CLOSE_AFTER_REPLY
+			continue
+		}
+		o.kill()
+	}
+	if oldForm {
+		if killed == 0 {
+			c.addError("ERR No such client")
+			return
+		}
+		c.addReply([]byte("+OK\r\n"))
+		return
+	}
+	c.addReply(resp.AppendInt(nil, int64(killed)))
+}

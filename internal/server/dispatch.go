@@ -1,0 +1,182 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// handler runs one command; cmd is the resolved (sub)command.
+type handler func(c *client, cmd *command, args [][]byte)
+
+// handlers maps top-level command names to their implementation.
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"ping":         cmdPing,
+		"hello":        cmdHello,
+		"auth":         cmdAuth,
+		"client":       cmdClient,
+		"command":      cmdCommand,
+		"acl":          cmdACL,
+		"info":         cmdInfo,
+		"shutdown":     cmdShutdown,
+		"sentinel":     cmdForward,
+		"role":         cmdForward,
+		"publish":      cmdPublish,
+		"subscribe":    func(c *client, _ *command, a [][]byte) { cmdSubscribe(c, a, false) },
+		"psubscribe":   func(c *client, _ *command, a [][]byte) { cmdSubscribe(c, a, true) },
+		"unsubscribe":  func(c *client, _ *command, a [][]byte) { cmdUnsubscribe(c, a, false) },
+		"punsubscribe": func(c *client, _ *command, a [][]byte) { cmdUnsubscribe(c, a, true) },
+	}
+}
+
+// allowedInPubsub lists the commands a RESP2 client may send while
+// subscribed (ssubscribe, quit and reset do not exist on a 7.0 sentinel).
+var allowedInPubsub = map[string]bool{
+	"ping": true, "subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true,
+}
+
+// lowerInto writes the ASCII lower-case form of b into dst.
+func lowerInto(dst, b []byte) []byte {
+	dst = dst[:0]
+	for _, ch := range b {
+		if ch >= 'A' && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		dst = append(dst, ch)
+	}
+	return dst
+}
+
+// resolve finds the (sub)command for args, or returns the error reply that
+// Redis' processCommand gives (unknown command, unknown subcommand, arity).
+func (s *Server) resolve(args [][]byte, scratch []byte) (*command, string, []byte) {
+	scratch = lowerInto(scratch, args[0])
+	cmd := s.tab.top[string(scratch)]
+	if cmd == nil {
+		return nil, unknownCommand(args), scratch
+	}
+	if cmd.subs != nil && len(args) >= 2 {
+		scratch = lowerInto(scratch, args[1])
+		sub := cmd.subs[string(scratch)]
+		if sub == nil {
+			return nil, "ERR unknown subcommand '" + trunc(string(args[1]), 128) + "'. Try " +
+				strings.ToUpper(string(args[0])) + " HELP.", scratch
+		}
+		cmd = sub
+	}
+	if (cmd.arity > 0 && len(args) != cmd.arity) || len(args) < -cmd.arity {
+		return nil, "ERR wrong number of arguments for '" + cmd.name + "' command", scratch
+	}
+	return cmd, "", scratch
+}
+
+// unknownCommand formats Redis 7's unknown command error: each argument
+// quoted and followed by a space, stopping once 128 bytes are written.
+func unknownCommand(args [][]byte) string {
+	var b strings.Builder
+	for i := 1; i < len(args) && b.Len() < 128; i++ {
+		b.WriteByte('\'')
+		b.WriteString(trunc(string(args[i]), 128-b.Len()))
+		b.WriteString("' ")
+	}
+	return "ERR unknown command '" + trunc(string(args[0]), 128) + "', with args beginning with: " + b.String()
+}
+
+func trunc(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// exec runs one command with the checks of processCommand, in order:
+// lookup, arity, authentication, ACL, pub/sub context.
+func (c *client) exec(args [][]byte) {
+	if c.reply == replySkipNext {
+		c.reply = replySkipThis
+	}
+	defer func() {
+		if c.reply == replySkipThis {
+			c.reply = replyOn
+		}
+	}()
+	cmd, errMsg, scratch := c.s.resolve(args, c.lower)
+	c.lower = scratch
+	if cmd == nil {
+		c.addError(errMsg)
+		return
+	}
+	top := cmd
+	if top.parent != nil {
+		top = top.parent
+	}
+	if !top.noAuth && c.authRequired() {
+		c.addError("NOAUTH Authentication required.")
+		return
+	}
+	c.mu.Lock()
+	user := c.user
+	c.mu.Unlock()
+	if !c.s.acl.canRun(user, cmd) {
+		c.addError("NOPERM this user has no permissions to run the '" + cmd.name + "' command")
+		return
+	}
+	if !c.channelsAllowed(top.name, user, args) {
+		c.addError("NOPERM this user has no permissions to access one of the channels used as arguments")
+		return
+	}
+	if !allowedInPubsub[top.name] && c.protocol() == resp.RESP2 && c.subscribed() {
+		c.addError("ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return
+	}
+	c.mu.Lock()
+	c.lastCmd = cmd.name
+	c.mu.Unlock()
+	handlers[top.name](c, cmd, args)
+}
+
+// channelsAllowed applies the ACL channel rules to SUBSCRIBE, PSUBSCRIBE
+// and PUBLISH.
+func (c *client) channelsAllowed(name, user string, args [][]byte) bool {
+	switch name {
+	case "subscribe":
+		return c.s.acl.canAccessChannels(user, args[1:], false)
+	case "psubscribe":
+		return c.s.acl.canAccessChannels(user, args[1:], true)
+	case "publish":
+		return c.s.acl.canAccessChannels(user, args[1:2], false)
+	}
+	return true
+}
+
+// copyArgs returns args copied out of the reader's reused buffer.
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		start := len(buf)
+		buf = append(buf, a...)
+		out[i] = buf[start:len(buf):len(buf)]
+	}
+	return out
+}
+
+// cmdForward sends SENTINEL and ROLE to the backend.
+func cmdForward(c *client, _ *command, args [][]byte) {
+	c.addValue(c.s.backend.Command(c.ctx, c.info(), copyArgs(args)))
+}
+
+// cmdPublish forwards PUBLISH (hello messages from other sentinels).
+func cmdPublish(c *client, _ *command, args [][]byte) {
+	c.addValue(c.s.backend.Command(c.ctx, c.info(), copyArgs(args)))
+}

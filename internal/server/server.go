@@ -1,0 +1,253 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("server: closed")
+
+// Server is the client-facing listener. Create it with New, then Start.
+type Server struct {
+	cfg     Config
+	backend Backend
+	tab     *table
+	acl     *acl
+	ps      pubsub
+	start   time.Time
+	runID   string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	closed    bool
+	listeners []net.Listener
+	clients   map[int64]*client
+
+	nextID atomic.Int64
+	wg     sync.WaitGroup
+	stats  stats
+}
+
+// stats are the counters shown in INFO stats.
+type stats struct {
+	connections  atomic.Int64
+	commands     atomic.Int64
+	rejected     atomic.Int64
+	netIn        atomic.Int64
+	netOut       atomic.Int64
+	errorReplies atomic.Int64
+}
+
+// New validates cfg and returns a server that is not listening yet.
+func New(cfg Config, backend Backend) (*Server, error) {
+	if backend == nil {
+		return nil, errors.New("server: nil backend")
+	}
+	cfg = cfg.withDefaults()
+	tab, err := loadTable()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now()}
+	s.acl = newACL(tab)
+	if cfg.Requirepass != "" {
+		if _, err := s.acl.setUser("default", []string{"resetpass", ">" + cfg.Requirepass}); err != nil {
+			return nil, fmt.Errorf("server: requirepass: %w", err)
+		}
+	}
+	for _, line := range cfg.Users {
+		args, err := resp.SplitArgs([]byte(line))
+		if err != nil || len(args) == 0 {
+			return nil, fmt.Errorf("server: user %q: bad syntax", line)
+		}
+		rules := make([]string, len(args)-1)
+		for i, a := range args[1:] {
+			rules[i] = string(a)
+		}
+		if bad, err := s.acl.setUser(string(args[0]), rules); err != nil {
+			return nil, fmt.Errorf("server: user %q: rule %q: %w", args[0], bad, err)
+		}
+	}
+	s.runID = cfg.RunID
+	if s.runID == "" {
+		var b [20]byte
+		_, _ = rand.Read(b[:])
+		s.runID = hex.EncodeToString(b[:])
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ps.init()
+	return s, nil
+}
+
+// Start binds every address of Config.Bind and serves them in background
+// goroutines. Optional addresses ("-" prefix) that cannot be bound are
+// skipped; any other bind error closes what was opened and is returned.
+func (s *Server) Start() error {
+	var ls []net.Listener
+	for _, b := range s.cfg.Bind {
+		optional := strings.HasPrefix(b, "-")
+		b = strings.TrimPrefix(b, "-")
+		network, host := "tcp", b
+		switch b {
+		case "*", "0.0.0.0":
+			network, host = "tcp4", "0.0.0.0"
+		case "::*", "::":
+			network, host = "tcp6", "::"
+		}
+		l, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(s.cfg.Port)))
+		if err != nil {
+			if optional {
+				s.cfg.Logf("server: skipping optional bind %s: %v", b, err)
+				continue
+			}
+			for _, x := range ls {
+				_ = x.Close()
+			}
+			return fmt.Errorf("server: listen %s: %w", b, err)
+		}
+		ls = append(ls, l)
+	}
+	for _, l := range ls {
+		if err := s.Serve(l); err != nil {
+			for _, x := range ls {
+				_ = x.Close()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Serve accepts connections on l in a background goroutine until Close.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.listeners = append(s.listeners, l)
+	s.wg.Add(1)
+	go s.acceptLoop(l)
+	return nil
+}
+
+// Addrs returns the addresses being listened on.
+func (s *Server) Addrs() []net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]net.Addr, len(s.listeners))
+	for i, l := range s.listeners {
+		out[i] = l.Addr()
+	}
+	return out
+}
+
+// Close stops listening, disconnects every client and waits for all the
+// server's goroutines to finish.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, l := range s.listeners {
+		_ = l.Close()
+	}
+	for _, c := range s.clients {
+		c.kill()
+	}
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) acceptLoop(l net.Listener) {
+	defer s.wg.Done()
+	var delay time.Duration
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || s.ctx.Err() != nil {
+				return
+			}
+			// Out of file descriptors and the like: back off like net/http.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.cfg.Logf("server: accept: %v; retrying in %v", err, delay)
+			select {
+			case <-time.After(delay):
+			case <-s.ctx.Done():
+				return
+			}
+			continue
+		}
+		delay = 0
+		s.accept(conn)
+	}
+}
+
+// accept registers a connection or refuses it when maxclients is reached.
+func (s *Server) accept(conn net.Conn) {
+	s.stats.connections.Add(1)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = conn.Close()
+		return
+	}
+	if len(s.clients) >= s.cfg.MaxClients {
+		s.mu.Unlock()
+		s.stats.rejected.Add(1)
+		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = conn.Write([]byte("-ERR max number of clients reached\r\n"))
+		_ = conn.Close()
+		return
+	}
+	c := newClient(s, conn)
+	s.clients[c.id] = c
+	s.wg.Add(2)
+	s.mu.Unlock()
+	go c.writeLoop()
+	go c.readLoop()
+}
+
+// removeClient forgets a disconnected client.
+func (s *Server) removeClient(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c.id)
+	s.mu.Unlock()
+}
+
+// clientList returns the connected clients ordered by id.
+func (s *Server) clientList() []*client {
+	s.mu.Lock()
+	out := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c)
+	}
+	s.mu.Unlock()
+	sortClients(out)
+	return out
+}
+
+// numClients returns the number of connected clients.
+func (s *Server) numClients() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
