@@ -20,6 +20,7 @@ type simFlags struct {
 	trace   bool
 	workers int
 	verbose bool
+	ignore  []string
 }
 
 func newSimCmd() *cobra.Command {
@@ -50,13 +51,14 @@ line is "N seeds, F failovers, V violations"; the exit status is 1 when V > 0.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "replay this one seed")
 	fl.BoolVar(&f.trace, "trace", false, "with --seed: print the options and the full event trace")
 	fl.IntVar(&f.workers, "workers", 0, "parallel workers (0: one per CPU)")
-	fl.BoolVar(&f.verbose, "v", false, "print one line per seed and the run rate on stderr")
+	fl.StringSliceVar(&f.ignore, "ignore", nil, "invariants not to report (e.g. S8,L1), to look past known findings")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print one line per seed and the run rate on stderr")
 	return cmd
 }
 
 // runOneSeed replays a single seed.
 func runOneSeed(out io.Writer, f simFlags) error {
-	res := sim.Run(f.seed, f.trace)
+	res := sim.RunOptions(sim.NewOptions(f.seed), sim.Config{Trace: f.trace, Ignore: f.ignore})
 	if f.trace {
 		fmt.Fprint(out, res.Options.String())
 		fmt.Fprint(out, res.Trace)
@@ -75,7 +77,7 @@ func runSeeds(out, errw io.Writer, f simFlags) error {
 		return fmt.Errorf("--seeds must be positive, got %d", f.seeds)
 	}
 	t0 := time.Now()
-	results := sim.RunMany(f.start, f.seeds, f.workers)
+	results := sim.RunMany(f.start, f.seeds, f.workers, sim.Config{Ignore: f.ignore})
 	failovers, violations := 0, 0
 	for _, r := range results {
 		failovers += r.Failovers

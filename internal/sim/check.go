@@ -17,6 +17,10 @@ type checker struct {
 	leaders  map[uint64]int       // S2: epoch → sentinel that won it
 	promos   map[uint64]promo     // S3: failover epoch → promotion
 	switched map[uint64]bool      // config epochs that reached +switch-master
+	// epochAddr is S4 across sentinels: the address a config epoch
+	// designates. Every sentinel adopting an address at config epoch E
+	// must adopt the same one.
+	epochAddr map[uint64]core.Addr
 }
 
 type voteKey struct {
@@ -61,6 +65,7 @@ func (c *checker) init(o Options) {
 	c.leaders = map[uint64]int{}
 	c.promos = map[uint64]promo{}
 	c.switched = map[uint64]bool{}
+	c.epochAddr = map[uint64]core.Addr{}
 }
 
 // failovers counts completed failovers (config epochs that reached
@@ -411,7 +416,15 @@ func (c *checker) afterStep(w *World, s *sentinel) {
 			w.violate("S4", s, "address changed %s -> %s without a higher config epoch (%d, was %d)",
 				fmtAddr(ch.addr), fmtAddr(v.Addr), v.ConfigEpoch, ch.addrEpoch)
 		}
+		if prev, ok := c.epochAddr[v.ConfigEpoch]; ok && !sameAddr(prev, v.Addr) {
+			w.violate("S4", s, "switched to %s at config epoch %d, which designates %s at another sentinel",
+				fmtAddr(v.Addr), v.ConfigEpoch, fmtAddr(prev))
+		}
+		c.epochAddr[v.ConfigEpoch] = v.Addr
 		ch.addr, ch.addrEpoch = v.Addr, v.ConfigEpoch
+		// sentinelResetMaster clears failover_start_time on an address
+		// change ("we can failover again ASAP"): pacing starts afresh.
+		ch.hasAttempt, ch.hasVoteOther = false, false
 	}
 	ch.started = true
 }

@@ -48,13 +48,23 @@ func (w *World) injectFault() {
 		in := w.faultTarget()
 		if in.up {
 			w.crashInstance(in)
-			w.sch.after(200+w.rng.Int64N(2*o.DownAfter+o.FailoverTimeout), func() { w.restartInstance(in) })
+			gen := in.gen
+			w.sch.after(200+w.rng.Int64N(2*o.DownAfter+o.FailoverTimeout), func() {
+				if in.gen == gen {
+					w.restartInstance(in)
+				}
+			})
 		}
 	case 1:
 		in := w.faultTarget()
 		if in.up && !in.paused {
 			w.pauseInstance(in)
-			w.sch.after(100+w.rng.Int64N(3*o.DownAfter), func() { w.resumeInstance(in) })
+			gen := in.gen
+			w.sch.after(100+w.rng.Int64N(3*o.DownAfter), func() {
+				if in.gen == gen {
+					w.resumeInstance(in)
+				}
+			})
 		}
 	case 2:
 		s := w.sent[w.rng.IntN(len(w.sent))]
@@ -184,6 +194,7 @@ func (w *World) cut(a, b int, d int64) {
 // in its config file and dataset.
 func (w *World) crashInstance(in *instance) {
 	w.tracef("fault: redis %s crashes", in.addr.IP)
+	in.gen++
 	in.up, in.paused, in.backlog = false, false, nil
 	in.lastDisturbed = w.sch.now
 	w.resetConnsOf(in.id)
@@ -195,6 +206,7 @@ func (w *World) restartInstance(in *instance) {
 		return
 	}
 	now := w.sch.now
+	in.gen++
 	in.up = true
 	in.runID = w.runID()
 	in.role, in.masterHost, in.masterPort = in.confRole, in.confMasterHost, in.confMasterPort
@@ -207,6 +219,7 @@ func (w *World) restartInstance(in *instance) {
 // pauseInstance SIGSTOPs a redis-server.
 func (w *World) pauseInstance(in *instance) {
 	w.tracef("fault: redis %s paused", in.addr.IP)
+	in.gen++
 	in.paused, in.pausedSince = true, w.sch.now
 	in.lastDisturbed = w.sch.now
 }
@@ -218,6 +231,7 @@ func (w *World) resumeInstance(in *instance) {
 		return
 	}
 	w.tracef("redis %s resumed", in.addr.IP)
+	in.gen++
 	in.paused = false
 	in.lastDisturbed = w.sch.now
 	backlog := in.backlog

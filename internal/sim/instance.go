@@ -21,6 +21,7 @@ type instance struct {
 	id   int
 	addr core.Addr
 
+	gen          int   // bumped by crash, restart, pause, resume: stale fault timers are ignored
 	up           bool  // the process is running
 	paused       bool  // SIGSTOPped: accepts connections, processes nothing
 	pausedSince  int64 // for the replica-side repl-timeout

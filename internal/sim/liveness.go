@@ -177,6 +177,9 @@ func (w *World) converged(skip *instance) (bool, string) {
 		if v.FailoverState != 0 {
 			return false, fmt.Sprintf("sentinel %d is in failover state %s", s.id, v.FailoverState)
 		}
+		if v.SDown || v.ODown {
+			return false, fmt.Sprintf("sentinel %d sees the master down", s.id)
+		}
 		if first == nil {
 			first = s
 			continue

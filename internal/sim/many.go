@@ -8,8 +8,8 @@ import (
 // RunMany simulates seeds start … start+n-1 on workers goroutines (one
 // seed per goroutine at a time, each seed single-threaded and
 // deterministic) and returns the results in seed order. workers ≤ 0 means
-// one per CPU.
-func RunMany(start uint64, n, workers int) []Result {
+// one per CPU. cfg.Trace should be false (traces are large).
+func RunMany(start uint64, n, workers int, cfg Config) []Result {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -21,7 +21,7 @@ func RunMany(start uint64, n, workers int) []Result {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				out[k] = Run(start+uint64(k), false)
+				out[k] = RunOptions(NewOptions(start+uint64(k)), cfg)
 			}
 		}()
 	}
@@ -31,4 +31,49 @@ func RunMany(start uint64, n, workers int) []Result {
 	close(next)
 	wg.Wait()
 	return out
+}
+
+// FirstViolation runs seeds start … start+n-1 (workers in parallel) and
+// returns the violating result with the lowest seed, if any. It stops
+// handing out seeds once a violation is found.
+func FirstViolation(start uint64, n, workers int, cfg Config) (Result, bool) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var (
+		mu    sync.Mutex
+		best  Result
+		found bool
+		wg    sync.WaitGroup
+	)
+	next := make(chan int)
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				r := RunOptions(NewOptions(start+uint64(k)), cfg)
+				if len(r.Violations) == 0 {
+					continue
+				}
+				mu.Lock()
+				if !found || r.Seed < best.Seed {
+					best, found = r, true
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for k := 0; k < n; k++ {
+		mu.Lock()
+		stop := found
+		mu.Unlock()
+		if stop {
+			break
+		}
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return best, found
 }

@@ -22,8 +22,13 @@ const (
 	down = 1 // server → client
 )
 
-// connectTimeout is how long a dial across a partition hangs before failing.
-const connectTimeout = 1000
+// connectTimeout is how long a dial across a partition hangs before
+// failing; synRetry is how often the SYN is retransmitted meanwhile (a
+// partition healing within the timeout lets the dial succeed).
+const (
+	connectTimeout = 1000
+	synRetry       = 200
+)
 
 // conn is one TCP connection dialed by a sentinel, seen from both ends.
 type conn struct {
@@ -162,21 +167,28 @@ func (w *World) dial(s *sentinel, e core.Connect) {
 		fail(w.latency(), ErrRefused)
 		return
 	}
-	rtt := 2 * w.latency()
-	w.sch.after(rtt, func() {
+	start := w.sch.now
+	var attempt func()
+	attempt = func() {
 		if c.closed {
 			return
 		}
 		switch {
 		case w.blocked[s.node][c.target] || w.blocked[c.target][s.node]:
-			fail(connectTimeout-rtt, ErrTimeout)
+			// SYN lost: retransmitted until the connect timeout.
+			if w.sch.now-start >= connectTimeout {
+				fail(0, ErrTimeout)
+				return
+			}
+			w.sch.after(synRetry, attempt)
 		case !w.nodeUp(c.target):
 			fail(0, ErrRefused)
 		default:
 			c.established = true
 			w.toSentinel(s, c.ownerInc, core.LinkConnected{Link: c.link, Conn: c.cid, LocalIP: s.addr.IP})
 		}
-	})
+	}
+	w.sch.after(2*w.latency(), attempt)
 }
 
 // dropConn forgets a connection at both ends without notifying anyone.

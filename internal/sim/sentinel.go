@@ -256,8 +256,9 @@ func (w *World) flushSlots(c *conn) {
 // scheduleRestart brings s back after a while.
 func (w *World) scheduleRestart(s *sentinel) {
 	d := 200 + w.rng.Int64N(3*w.opt.DownAfter)
+	inc := s.inc
 	w.sch.after(d, func() {
-		if !s.up && w.sch.now < w.opt.end() {
+		if !s.up && s.inc == inc {
 			w.startSentinel(s)
 		}
 	})

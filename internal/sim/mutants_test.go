@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mutant is one bug planted in a copy of a core file: the exact snippet
+// Old of File is replaced by New. The test fails loudly if Old is not
+// found exactly once, so a refactoring of the core can never make a
+// mutant silently test nothing.
+type mutant struct {
+	Name string
+	File string // relative to internal/core
+	Old  string
+	New  string
+}
+
+// mutantSeeds bounds the seeds each mutant may need to be caught.
+const mutantSeeds = 300
+
+// probeEnv makes TestMutantProbe run (in the child go test process).
+const probeEnv = "SIM_MUTANT_PROBE_SEEDS"
+
+// TestMutants proves the checker is sharp: each planted bug must be caught
+// within mutantSeeds seeds. It compiles the simulator once per mutant with
+// `go test -overlay` replacing one core file, so it is slow: it runs only
+// with SIM_MUTANTS=1 (make mutants) and never in -short mode.
+func TestMutants(t *testing.T) {
+	if testing.Short() || os.Getenv("SIM_MUTANTS") == "" {
+		t.Skip("set SIM_MUTANTS=1 to run the mutation tests (slow)")
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	coreDir, err := filepath.Abs("../core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report []string
+	for _, m := range mutants {
+		t.Run(m.Name, func(t *testing.T) {
+			path := filepath.Join(coreDir, m.File)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read %s: %v", path, err)
+			}
+			if n := strings.Count(string(src), m.Old); n != 1 {
+				t.Fatalf("snippet found %d times in %s (want exactly 1): the core changed, update the mutant:\n%s", n, m.File, m.Old)
+			}
+			dir := t.TempDir()
+			mutated := filepath.Join(dir, m.File)
+			if err := os.WriteFile(mutated, []byte(strings.Replace(string(src), m.Old, m.New, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ov, _ := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+			ovPath := filepath.Join(dir, "overlay.json")
+			if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			cmd := exec.Command(goBin, "test", "-overlay="+ovPath, "-count=1", "-run=^TestMutantProbe$", "-v", ".")
+			cmd.Env = append(os.Environ(), probeEnv+"="+strconv.Itoa(mutantSeeds))
+			out, _ := cmd.CombinedOutput()
+			seed, inv, ok := parseCaught(string(out))
+			if !ok {
+				t.Fatalf("mutant %q survived %d seeds (%v):\n%s", m.Name, mutantSeeds, time.Since(t0).Round(time.Second), tail(string(out), 40))
+			}
+			line := fmt.Sprintf("%-36s caught by %s at seed %d (%v)", m.Name, inv, seed, time.Since(t0).Round(time.Second))
+			report = append(report, line)
+			t.Log(line)
+		})
+	}
+	t.Logf("mutation report:\n%s", strings.Join(report, "\n"))
+}
+
+var caughtRE = regexp.MustCompile(`CAUGHT seed (\d+) invariant (\S+)`)
+
+func parseCaught(out string) (uint64, string, bool) {
+	m := caughtRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, "", false
+	}
+	seed, err := strconv.ParseUint(m[1], 10, 64)
+	return seed, m[2], err == nil
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestMutantProbe is the child of TestMutants: it runs seeds against the
+// (possibly mutated) core and prints the first violation.
+func TestMutantProbe(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv(probeEnv))
+	if err != nil || n <= 0 {
+		t.Skip("child process of TestMutants")
+	}
+	r, found := FirstViolation(1, n, 0, Config{})
+	if !found {
+		fmt.Printf("SURVIVED %d seeds\n", n)
+		return
+	}
+	v := r.Violations[0]
+	fmt.Printf("CAUGHT seed %d invariant %s: %s\n", r.Seed, v.Invariant, v)
+}
