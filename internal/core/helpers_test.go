@@ -1,0 +1,51 @@
+package core
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// testMyID is the myid of cores made by newTestCore.
+const testMyID = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+// newTestCore returns a started core watching "mym" at 127.0.0.1:6379
+// with quorum 2, one known replica and two known sentinels.
+func newTestCore(t testing.TB) *Sentinel {
+	t.Helper()
+	s, err := New(Config{
+		State: State{
+			MyID: testMyID,
+			Masters: []MasterConfig{{
+				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2,
+				KnownReplicas: []Addr{{Host: "127.0.0.1", Port: 6380}},
+				KnownSentinels: []KnownSentinel{
+					{Addr: Addr{Host: "127.0.0.1", Port: 26380}, RunID: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"},
+					{Addr: Addr{Host: "127.0.0.1", Port: 26381}, RunID: "cccccccccccccccccccccccccccccccccccccccc"},
+				},
+			}},
+		},
+		Port: 26379,
+	}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	s.Step(0, Tick{})
+	return s
+}
+
+// effectsOf filters effects by type.
+func effectsOf[T Effect](effs []Effect) []T {
+	var out []T
+	for _, e := range effs {
+		if x, ok := e.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// reply runs a client request and returns the Respond effects.
+func request(s *Sentinel, now Millis, id uint64, args ...string) ([]Respond, []Effect) {
+	effs := s.Step(now, Request{ID: id, Args: args})
+	return effectsOf[Respond](effs), effs
+}

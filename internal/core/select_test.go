@@ -1,0 +1,97 @@
+package core
+
+import "testing"
+
+func TestRankCandidates(t *testing.T) {
+	p := selectParams{pingPeriod: 1000, infoPeriod: 10000, masterDownAfter: 5000}
+	ok := func(key, runid string, prio int, off uint64) candidate {
+		return candidate{key: key, runid: runid, priority: prio, offset: off, lastAvailAge: 100, infoAge: 100}
+	}
+	tests := []struct {
+		name string
+		p    selectParams
+		in   []candidate
+		want []string
+	}{
+		{"priority first", p, []candidate{ok("a", "1", 100, 900), ok("b", "2", 10, 1)}, []string{"b", "a"}},
+		{"offset second", p, []candidate{ok("a", "1", 100, 10), ok("b", "2", 100, 20)}, []string{"b", "a"}},
+		{"runid third, case-insensitive", p, []candidate{ok("a", "BB", 100, 5), ok("b", "aa", 100, 5)}, []string{"b", "a"}},
+		{"missing runid last", p, []candidate{ok("a", "", 100, 5), ok("b", "zz", 100, 5)}, []string{"b", "a"}},
+		{"priority 0 never", p, []candidate{ok("a", "1", 0, 99), ok("b", "2", 100, 1)}, []string{"b"}},
+		{"sdown excluded", p, []candidate{func() candidate { c := ok("a", "1", 1, 1); c.down = true; return c }()}, nil},
+		{"disconnected excluded", p, []candidate{func() candidate { c := ok("a", "1", 1, 1); c.disconnected = true; return c }()}, nil},
+		{"not seen for 5 pings", p, []candidate{func() candidate { c := ok("a", "1", 1, 1); c.lastAvailAge = 5001; return c }()}, nil},
+		{"seen exactly 5 pings ago", p, []candidate{func() candidate { c := ok("a", "1", 1, 1); c.lastAvailAge = 5000; return c }()}, []string{"a"}},
+		{"stale INFO with master up (3 info periods)", p, []candidate{func() candidate { c := ok("a", "1", 1, 1); c.infoAge = 30001; return c }()}, nil},
+		{"INFO validity is 5 pings when master SDOWN",
+			selectParams{pingPeriod: 1000, infoPeriod: 10000, masterDownAfter: 5000, masterSDown: true, masterDownAge: 1000},
+			[]candidate{func() candidate { c := ok("a", "1", 1, 1); c.infoAge = 5001; return c }(), ok("b", "2", 2, 1)}, []string{"b"}},
+		{"link down too long",
+			selectParams{pingPeriod: 1000, infoPeriod: 10000, masterDownAfter: 5000, masterSDown: true, masterDownAge: 1000},
+			[]candidate{func() candidate { c := ok("a", "1", 1, 1); c.linkDownTime = 51001; return c }(),
+				func() candidate { c := ok("b", "2", 2, 1); c.linkDownTime = 51000; return c }()}, []string{"b"}},
+		{"empty", p, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rankCandidates(tt.p, tt.in)
+			var keys []string
+			for _, c := range got {
+				keys = append(keys, c.key)
+			}
+			if len(keys) != len(tt.want) {
+				t.Fatalf("got %v, want %v", keys, tt.want)
+			}
+			for i := range keys {
+				if keys[i] != tt.want[i] {
+					t.Fatalf("got %v, want %v", keys, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLeaderThreshold(t *testing.T) {
+	tests := []struct{ known, quorum, want int }{
+		{0, 1, 1}, // alone: majority of 1 is 1
+		{1, 1, 2}, // two sentinels: need both
+		{2, 2, 2}, // three sentinels, quorum 2
+		{2, 3, 3}, // quorum above majority wins
+		{4, 2, 3}, // five sentinels
+		{5, 1, 4}, // six sentinels: (6)/2+1
+	}
+	for _, tt := range tests {
+		if got := leaderThreshold(tt.known, tt.quorum); got != tt.want {
+			t.Errorf("leaderThreshold(%d, %d) = %d, want %d", tt.known, tt.quorum, got, tt.want)
+		}
+	}
+}
+
+func TestStringMatch(t *testing.T) {
+	tests := []struct {
+		pat, s string
+		nocase bool
+		want   bool
+	}{
+		{"*", "anything", false, true},
+		{"my*", "mymaster", false, true},
+		{"my*", "MYmaster", false, false},
+		{"my*", "MYmaster", true, true},
+		{"m?m", "mym", false, true},
+		{"m?m", "mm", false, false},
+		{"[a-c]x", "bx", false, true},
+		{"[^a-c]x", "bx", false, false},
+		{"[^a-c]x", "dx", false, true},
+		{"a\\*", "a*", false, true},
+		{"a\\*", "ab", false, false},
+		{"announce-*", "announce-ip", true, true},
+		{"", "", false, true},
+		{"[", "x", false, false},
+		{"[abc", "b", false, true},
+	}
+	for _, tt := range tests {
+		if got := stringMatch(tt.pat, tt.s, tt.nocase); got != tt.want {
+			t.Errorf("stringMatch(%q, %q, %v) = %v, want %v", tt.pat, tt.s, tt.nocase, got, tt.want)
+		}
+	}
+}

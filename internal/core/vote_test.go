@@ -1,0 +1,165 @@
+package core
+
+import (
+	"errors"
+	"testing"
+)
+
+const (
+	peerB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	peerC = "cccccccccccccccccccccccccccccccccccccccc"
+)
+
+func persistOf(t *testing.T, effs []Effect) Persist {
+	t.Helper()
+	ps := effectsOf[Persist](effs)
+	if len(ps) != 1 {
+		t.Fatalf("want exactly one Persist, got %d in %v", len(ps), effs)
+	}
+	return ps[0]
+}
+
+// TestVotePersistedBeforeReply pins sentinelVoteLeader + the
+// persist-before-reveal contract: the vote reply leaves only after the
+// runtime reports the Persist that contains it.
+func TestVotePersistedBeforeReply(t *testing.T) {
+	s := newTestCore(t)
+	resp, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
+	if len(resp) != 0 {
+		t.Fatalf("vote reply revealed before persist: %v", resp)
+	}
+	p := persistOf(t, effs)
+	if p.State.CurrentEpoch != 5 || p.State.Masters[0].LeaderEpoch != 5 || p.State.Masters[0].Leader != peerB {
+		t.Fatalf("persisted state lacks the vote: %+v", p.State)
+	}
+	emits := effectsOf[Emit](effs)
+	if len(emits) != 2 || emits[0].Type != "+new-epoch" || emits[0].Msg != "5" ||
+		emits[1].Type != "+vote-for-leader" || emits[1].Msg != peerB+" 5" {
+		t.Fatalf("events: %+v", emits)
+	}
+	// A stale PersistDone does not release anything.
+	if got := effectsOf[Respond](s.Step(11, PersistDone{Seq: p.Seq + 7})); len(got) != 0 {
+		t.Fatalf("released by a wrong seq: %v", got)
+	}
+	got := effectsOf[Respond](s.Step(12, PersistDone{Seq: p.Seq}))
+	if len(got) != 1 || renderValue(got[0].Value) != `[:0 "`+peerB+`" :5]` {
+		t.Fatalf("reply after persist: %v", got)
+	}
+	if s.PersistedSeq() != p.Seq {
+		t.Fatalf("PersistedSeq = %d", s.PersistedSeq())
+	}
+}
+
+// TestOneVotePerEpoch: a second candidate in the same epoch gets the
+// stored vote; a higher epoch gets a new vote.
+func TestOneVotePerEpoch(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
+	s.Step(11, PersistDone{Seq: persistOf(t, effs).Seq})
+
+	tests := []struct {
+		epoch, runid, want string
+		persists          bool
+	}{
+		{"5", peerC, `[:0 "` + peerB + `" :5]`, false},
+		{"4", peerC, `[:0 "` + peerB + `" :5]`, false},
+		{"5", "*", `[:0 "*" :0]`, false},
+		{"6", peerC, `[:0 "` + peerC + `" :6]`, true},
+	}
+	for k, tt := range tests {
+		resp, effs := request(s, Millis(20+k), uint64(10+k), "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", tt.epoch, tt.runid)
+		if ps := effectsOf[Persist](effs); len(ps) > 0 {
+			if !tt.persists {
+				t.Fatalf("case %d: unexpected persist", k)
+			}
+			resp = effectsOf[Respond](s.Step(Millis(20+k), PersistDone{Seq: ps[0].Seq}))
+		}
+		if len(resp) != 1 || renderValue(resp[0].Value) != tt.want {
+			t.Fatalf("case %d: got %v, want %s", k, resp, tt.want)
+		}
+	}
+	if s.CurrentEpoch() != 6 {
+		t.Fatalf("epoch %d", s.CurrentEpoch())
+	}
+}
+
+// TestVoteReplyOnPersistFailure: the reply must not reveal a vote that is
+// not on disk.
+func TestVoteReplyOnPersistFailure(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "3", peerB)
+	p := persistOf(t, effs)
+	effs = s.Step(11, PersistDone{Seq: p.Seq, Err: errors.New("disk full")})
+	resp := effectsOf[Respond](effs)
+	if len(resp) != 1 || renderValue(resp[0].Value) != `[:0 "*" :0]` {
+		t.Fatalf("reply: %v", resp)
+	}
+	// The state is retried later, not before the back-off.
+	if ps := effectsOf[Persist](s.Step(12, Tick{})); len(ps) != 0 {
+		t.Fatalf("retried immediately")
+	}
+	if ps := effectsOf[Persist](s.Step(11+persistRetryDelay, Tick{})); len(ps) != 1 || ps[0].Seq != p.Seq+1 {
+		t.Fatalf("no retry: %v", ps)
+	}
+}
+
+// TestPersistCoalesces: at most one Persist in flight; changes made
+// meanwhile go into one next Persist.
+func TestPersistCoalesces(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "flushconfig")
+	p1 := persistOf(t, effs)
+	for k := 0; k < 3; k++ {
+		_, effs = request(s, 11, uint64(2+k), "SENTINEL", "set", "mym", "quorum", "3")
+		if len(effectsOf[Persist](effs)) != 0 || len(effectsOf[Respond](effs)) != 0 {
+			t.Fatalf("persist or reply while one is in flight: %v", effs)
+		}
+	}
+	effs = s.Step(12, PersistDone{Seq: p1.Seq})
+	if r := effectsOf[Respond](effs); len(r) != 1 || r[0].ID != 1 {
+		t.Fatalf("flushconfig reply: %v", r)
+	}
+	p2 := persistOf(t, effs)
+	if p2.Seq != p1.Seq+1 || p2.State.Masters[0].Quorum != 3 {
+		t.Fatalf("second persist: %+v", p2)
+	}
+	r := effectsOf[Respond](s.Step(13, PersistDone{Seq: p2.Seq}))
+	if len(r) != 3 {
+		t.Fatalf("want the 3 SET replies, got %v", r)
+	}
+}
+
+// TestFlushconfigFailure replies the sentinel.c error when the write fails.
+func TestFlushconfigFailure(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "flushconfig")
+	r := effectsOf[Respond](s.Step(11, PersistDone{Seq: persistOf(t, effs).Seq, Err: errors.New("EACCES")}))
+	if len(r) != 1 || renderValue(r[0].Value) != "-ERR Failed to save config file. Check server logs." {
+		t.Fatalf("reply: %v", r)
+	}
+}
+
+// TestIsMasterDownReplyParsing pins sentinelReceiveIsMasterDownReply: only
+// [int, string, int] is accepted.
+func TestIsMasterDownReplyParsing(t *testing.T) {
+	s := newTestCore(t)
+	si := s.masters["mym"].m.sentinels[peerB]
+	tests := []struct {
+		v          Value
+		down       bool
+		leader     string
+		leaderEpoc uint64
+	}{
+		{Array(Int(1), Bulk("*"), Int(0)), true, "", 0},
+		{Array(Int(1), Bulk(peerC), Int(4)), true, peerC, 4},
+		{Array(Int(0), Bulk("*"), Int(9)), false, peerC, 4},
+		{Array(Int(1), Int(2), Int(9)), false, peerC, 4}, // malformed: ignored
+		{Bulk("garbage"), false, peerC, 4},
+	}
+	for k, tt := range tests {
+		s.onIsMasterDownReply(si, tt.v)
+		if (si.flags&fMasterDown != 0) != tt.down || si.leader != tt.leader || si.leaderEpoch != tt.leaderEpoc {
+			t.Fatalf("case %d: down=%v leader=%q/%d", k, si.flags&fMasterDown != 0, si.leader, si.leaderEpoch)
+		}
+	}
+}
