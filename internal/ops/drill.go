@@ -148,7 +148,7 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 		}
 		return nil, fmt.Errorf("drill: the client cannot write to %s before the failover (%s): %w", d.Master, last, err)
 	}
-	d.progress("client writes ok (%d so far); triggering %s", w.okN, rep.Mode)
+	d.progress("client writes ok (%d so far); triggering %s", w.okCount(), rep.Mode)
 
 	rep.Trigger = time.Now()
 	if err := kill(ctx); err != nil {
@@ -164,11 +164,11 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 		sctx, cancel := context.WithTimeout(ctx, d.Timeout)
 		err := w.waitOK(sctx, func(recs []writeRec) bool {
 			n := len(recs)
-			return n > 0 && recs[n-1].ok && recs[n-1].start.After(switchedAt)
+			return n > 0 && movedOn(recs[n-1], switchedAt, rep.Before)
 		})
 		cancel()
 		if err != nil {
-			rep.Problems = append(rep.Problems, "the client did not write successfully after the switch: "+err.Error())
+			rep.Problems = append(rep.Problems, "the client did not write successfully to another node than the old master after the switch: "+err.Error())
 		} else {
 			d.progress("client writes again; settling %v", d.Settle)
 			select {
@@ -343,4 +343,12 @@ func missingKeys(ctx context.Context, c *redis.Client, keys []string) ([]string,
 		}
 	}
 	return missing, nil
+}
+
+// movedOn reports whether r is an acknowledged write, issued after the
+// switch, by a node other than the old master. (When the node sees itself
+// under another address than the sentinels announce, e.g. behind NAT, any
+// node differs from old and this reduces to "acknowledged after the switch".)
+func movedOn(r writeRec, switchedAt time.Time, old string) bool {
+	return r.ok && r.start.After(switchedAt) && r.node != old
 }

@@ -130,3 +130,10 @@ func laddr(info string) string {
 	}
 	return ""
 }
+
+// okCount returns how many writes were acknowledged so far.
+func (w *writer) okCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.okN
+}
