@@ -59,7 +59,7 @@ func TestOneVotePerEpoch(t *testing.T) {
 
 	tests := []struct {
 		epoch, runid, want string
-		persists          bool
+		persists           bool
 	}{
 		{"5", peerC, `[:0 "` + peerB + `" :5]`, false},
 		{"4", peerC, `[:0 "` + peerB + `" :5]`, false},
