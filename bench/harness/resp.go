@@ -26,6 +26,7 @@ var ErrProtocol = errors.New("resp protocol error")
 // RedisError is an error reply (-ERR ...) from the server.
 type RedisError string
 
+// Error returns the error text as the server sent it.
 func (e RedisError) Error() string { return string(e) }
 
 // Conn is a minimal RESP2 connection. The harness uses its own client, not

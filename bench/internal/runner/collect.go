@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,6 +83,9 @@ func (c *Collector) Alternate(runs int, fn func(run int, impl harness.Impl)) {
 // Section builds the report section and prints its table.
 func (c *Collector) Section(id, title string, runs int, notes []string) harness.Section {
 	s := harness.Section{ID: id, Title: title, Runs: runs, Measured: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Notes: notes}
+	if la := loadAvg(); la != "" {
+		s.Notes = append(s.Notes, "Load average (1/5/15 min) when the section ended: "+la+" on "+strconv.Itoa(runtime.NumCPU())+" CPUs.")
+	}
 	for name, n := range c.failures {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: %d run(s) failed; their figures are left out.", name, n))
 	}
@@ -89,6 +95,19 @@ func (c *Collector) Section(id, title string, runs int, notes []string) harness.
 	}
 	PrintSection(c.out, s)
 	return s
+}
+
+// loadAvg returns the first three fields of /proc/loadavg, or "".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func note(im harness.Impl) string {

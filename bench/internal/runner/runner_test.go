@@ -130,7 +130,7 @@ func TestCollectorSection(t *testing.T) {
 	if f.Ours != nil || f.OursNote != "not available (go build failed)" || f.Ratio != nil {
 		t.Errorf("ours = %+v note %q ratio %v", f.Ours, f.OursNote, f.Ratio)
 	}
-	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "1 run(s) failed") {
+	if len(s.Notes) != 2 || !strings.Contains(s.Notes[0], "Load average") || !strings.Contains(s.Notes[1], "1 run(s) failed") {
 		t.Errorf("notes = %q", s.Notes)
 	}
 }
