@@ -78,8 +78,9 @@ func (s *Server) resolve(args [][]byte, scratch []byte) (*command, string, []byt
 func unknownCommand(args [][]byte) string {
 	var b strings.Builder
 	for i := 1; i < len(args) && b.Len() < 128; i++ {
+		n := 128 - b.Len()
 		b.WriteByte('\'')
-		b.WriteString(trunc(string(args[i]), 128-b.Len()))
+		b.WriteString(trunc(string(args[i]), n))
 		b.WriteString("' ")
 	}
 	return "ERR unknown command '" + trunc(string(args[0]), 128) + "', with args beginning with: " + b.String()
