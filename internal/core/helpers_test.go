@@ -14,7 +14,8 @@ func newTestCore(t testing.TB) *Sentinel {
 	t.Helper()
 	s, err := New(Config{
 		State: State{
-			MyID: testMyID,
+			MyID:                testMyID,
+			DenyScriptsReconfig: true,
 			Masters: []MasterConfig{{
 				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2,
 				KnownReplicas: []Addr{{Host: "127.0.0.1", Port: 6380}},
