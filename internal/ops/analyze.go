@@ -16,8 +16,10 @@ type WriteStats struct {
 	LastError     string  `json:"last_error,omitempty"`
 	// AckedBy counts ok writes per acknowledging node (CLIENT INFO laddr).
 	AckedBy map[string]int `json:"acked_by"`
-	// StaleAcks counts writes the old master acknowledged after a replica
-	// had been promoted (+promoted-slave): the split-brain window.
+	// StaleAcks counts writes the old master acknowledged after the leader
+	// sent REPLICAOF NO ONE to the chosen replica
+	// (+failover-state-wait-promotion, else +promoted-slave): the
+	// split-brain window.
 	StaleAcks int `json:"stale_acks"`
 }
 

@@ -199,7 +199,11 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 	recs := w.snapshot()
 	rep.Writes = analyzeWrites(recs, rep.Trigger)
 	if rep.Timeline != nil {
-		if st, ok := rep.Timeline.StepAt("+promoted-slave"); ok {
+		st, ok := rep.Timeline.StepAt("+failover-state-wait-promotion")
+		if !ok {
+			st, ok = rep.Timeline.StepAt("+promoted-slave")
+		}
+		if ok {
 			rep.Writes.StaleAcks = staleAcks(recs, rep.Before, st.At)
 		}
 	}

@@ -191,7 +191,7 @@ func TestWatchCapturesForcedFailover(t *testing.T) {
 	for _, s := range fo[0].Steps {
 		order = append(order, s.Type)
 	}
-	want := []string{"+try-failover", "+elected-leader", "+selected-slave", "+promoted-slave", "+switch-master"}
+	want := []string{"+try-failover", "+elected-leader", "+selected-slave", "+failover-state-wait-promotion", "+promoted-slave", "+switch-master"}
 	if !slices.Equal(order, want) {
 		t.Errorf("timeline = %v, want %v", order, want)
 	}

@@ -27,7 +27,7 @@ func WriteDrillReport(w io.Writer, r *DrillReport) {
 	if len(ws.AckedBy) > 0 {
 		fmt.Fprintf(w, "  acknowledged by    %s\n", formatCounts(ws.AckedBy))
 	}
-	fmt.Fprintf(w, "  stale acks         %d (old master acknowledged after +promoted-slave: split-brain window)\n", ws.StaleAcks)
+	fmt.Fprintf(w, "  stale acks         %d (acknowledged by the old master after the replica was told to take over: split-brain window)\n", ws.StaleAcks)
 	if ws.GapFound {
 		fmt.Fprintf(w, "  client write gap   %.0f ms (last ok write %+.0f ms, first ok write %+.0f ms, relative to the trigger)\n", ws.GapMs, ws.LastOKBefore, ws.FirstOKAfter)
 	} else {

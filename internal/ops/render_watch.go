@@ -59,7 +59,7 @@ func (p *EventPrinter) Event(e Event) {
 
 // Step prints one timeline milestone of failover f.
 func (p *EventPrinter) Step(s Step, f *Failover) {
-	line := fmt.Sprintf("%s  timeline %s: %-16s +%.0f ms since first event", s.At.Format("15:04:05.000"), f.Master, s.Type, ms(s.Since))
+	line := fmt.Sprintf("%s  timeline %s: %-30s +%.0f ms since first event", s.At.Format("15:04:05.000"), f.Master, s.Type, ms(s.Since))
 	if f.Complete && s.Type == "+switch-master" {
 		line += fmt.Sprintf(" (%s -> %s)", f.From, f.To)
 	}

@@ -10,7 +10,11 @@ import (
 
 // TimelineSteps are the failover milestones a Timeline records, in the order
 // a failover goes through them.
-var TimelineSteps = []string{"+sdown", "+odown", "+try-failover", "+elected-leader", "+selected-slave", "+promoted-slave", "+failover-end", "+switch-master"}
+// "+failover-state-wait-promotion" marks the moment the leader has sent
+// REPLICAOF NO ONE to the selected replica: from then on two nodes may
+// accept writes until the old master is demoted or the clients move.
+var TimelineSteps = []string{"+sdown", "+odown", "+try-failover", "+elected-leader", "+selected-slave",
+	"+failover-state-wait-promotion", "+promoted-slave", "+failover-end", "+switch-master"}
 
 // Step is the first time one milestone was seen, from any sentinel.
 type Step struct {
@@ -180,7 +184,7 @@ func (f *Failover) String() string {
 	}
 	fmt.Fprintf(&b, "failover of %s (%s)\n", f.Master, state)
 	for _, s := range f.Steps {
-		fmt.Fprintf(&b, "  %-16s +%7.0f ms  from %s (seen by %d)\n", s.Type, ms(s.Since), s.Source, s.Seen)
+		fmt.Fprintf(&b, "  %-30s +%7.0f ms  from %s (seen by %d)\n", s.Type, ms(s.Since), s.Source, s.Seen)
 	}
 	return b.String()
 }
