@@ -1,0 +1,140 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// waitFor polls cond until it holds or the deadline passes (used where the
+// server offers no event to wait on).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestPublishToSubscribers(t *testing.T) {
+	s, addr, _ := startServer(t, Config{})
+	c2 := dial(t, addr)
+	c2.send("SUBSCRIBE +sdown +odown\r\nPSUBSCRIBE +*\r\n")
+	c2.expect("*3\r\n$9\r\nsubscribe\r\n$6\r\n+sdown\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$6\r\n+odown\r\n:2\r\n*3\r\n$10\r\npsubscribe\r\n$2\r\n+*\r\n:3\r\n")
+	c3 := dial(t, addr)
+	c3.send("HELLO 3\r\n")
+	if v := c3.value(); v.Kind != resp.KindMap {
+		t.Fatalf("HELLO 3 = %v", v)
+	}
+	if v := c3.do("SUBSCRIBE", "+sdown"); v.Kind != resp.KindPush {
+		t.Fatalf("RESP3 subscribe reply kind %v, want push", v.Kind)
+	}
+	if n := s.Publish("+sdown", "master mym 127.0.0.1 6379"); n != 3 {
+		t.Fatalf("Publish delivered %d, want 3 (2 channel + 1 pattern)", n)
+	}
+	msg := "*3\r\n$7\r\nmessage\r\n$6\r\n+sdown\r\n$25\r\nmaster mym 127.0.0.1 6379\r\n"
+	pmsg := "*4\r\n$8\r\npmessage\r\n$2\r\n+*\r\n$6\r\n+sdown\r\n$25\r\nmaster mym 127.0.0.1 6379\r\n"
+	got := c2.readN(len(msg) + len(pmsg))
+	if got != msg+pmsg && got != pmsg+msg {
+		t.Fatalf("got %q", got)
+	}
+	v := c3.value()
+	if v.Kind != resp.KindPush || len(v.Elems) != 3 || v.Elems[0].Str != "message" || v.Elems[2].Str != "master mym 127.0.0.1 6379" {
+		t.Fatalf("RESP3 message = %#v", v)
+	}
+	if n := s.Publish("-nothing", "x"); n != 0 {
+		t.Fatalf("Publish to nobody delivered %d", n)
+	}
+	// INFO stats counts channels and patterns.
+	c4 := dial(t, addr)
+	info := c4.do("INFO", "stats").Str
+	if !strings.Contains(info, "pubsub_channels:2\r\n") || !strings.Contains(info, "pubsub_patterns:1\r\n") {
+		t.Fatalf("INFO stats pubsub counters wrong:\n%s", info)
+	}
+}
+
+func TestSlowSubscriberIsDisconnectedAndPublishDoesNotBlock(t *testing.T) {
+	s, addr, _ := startServer(t, Config{PubsubLimit: 64 << 10, PubsubSoftLimit: 32 << 10})
+	c := dial(t, addr)
+	c.send("SUBSCRIBE ev\r\n")
+	c.expect("*3\r\n$9\r\nsubscribe\r\n$2\r\nev\r\n:1\r\n")
+	// The client stops reading: 80 MB of messages cannot fit in the
+	// socket buffers, so the 64 KiB output limit must trip.
+	payload := strings.Repeat("x", 4096)
+	start := time.Now()
+	for i := 0; i < 20000; i++ {
+		s.Publish("ev", payload)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Publish blocked: 20000 publishes took %v", d)
+	}
+	waitFor(t, "slow subscriber disconnected", func() bool { return s.numClients() == 0 })
+	c.expectClosed()
+}
+
+func TestPatternAndChannelACL(t *testing.T) {
+	_, addr, _ := startServer(t, Config{Users: []string{"limited on nopass &ev* +@all"}})
+	c := dial(t, addr)
+	c.send("AUTH limited x\r\nSUBSCRIBE other\r\nSUBSCRIBE event\r\nPSUBSCRIBE e*\r\nPSUBSCRIBE ev*\r\n")
+	c.expect("+OK\r\n-NOPERM this user has no permissions to access one of the channels used as arguments\r\n" +
+		"*3\r\n$9\r\nsubscribe\r\n$5\r\nevent\r\n:1\r\n" +
+		"-NOPERM this user has no permissions to access one of the channels used as arguments\r\n" +
+		"*3\r\n$10\r\npsubscribe\r\n$3\r\nev*\r\n:2\r\n")
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pat, s string
+		nocase bool
+		want   bool
+	}{
+		{"*", "anything", false, true},
+		{"*", "", false, false}, // like Redis' stringmatchlen
+		{"", "", false, true},
+		{"+*", "+sdown", false, true},
+		{"+*", "-sdown", false, false},
+		{"h?llo", "hello", false, true},
+		{"h?llo", "hllo", false, false},
+		{"h[ae]llo", "hallo", false, true},
+		{"h[^e]llo", "hello", false, false},
+		{"h[a-c]llo", "hbllo", false, true},
+		{"h[c-a]llo", "hbllo", false, true},
+		{"h\\*llo", "h*llo", false, true},
+		{"h\\*llo", "hello", false, false},
+		{"S*", "sentinel", true, true},
+		{"S*", "sentinel", false, false},
+		{"a*b*c", "aXXbYYc", false, true},
+		{"a*b*c", "aXXbYY", false, false},
+		{"a**", "a", false, true},
+		{"[", "a", false, false},
+		{strings.Repeat("*a", 30) + "b", strings.Repeat("a", 60), false, false},
+	}
+	for _, tc := range tests {
+		if got := globMatch([]byte(tc.pat), []byte(tc.s), tc.nocase); got != tc.want {
+			t.Errorf("globMatch(%q, %q, %v) = %v, want %v", tc.pat, tc.s, tc.nocase, got, tc.want)
+		}
+	}
+}
+
+func FuzzGlobMatch(f *testing.F) {
+	f.Add("h[a-c]*?\\x", "hbzzzq\\x")
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		globMatch([]byte(pat), []byte(s), len(s)%2 == 0)
+	})
+}
+
+func ExampleServer_Publish() {
+	s, err := New(Config{Bind: []string{"127.0.0.1"}}, newFakeBackend())
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	fmt.Println(s.Publish("+switch-master", "mym 127.0.0.1 6379 127.0.0.1 6380"))
+	// Output: 0
+}
