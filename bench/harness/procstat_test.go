@@ -86,3 +86,26 @@ func TestCPUTimeSelf(t *testing.T) {
 		t.Errorf("CPUTime(-1) succeeded")
 	}
 }
+
+func TestParseNetstat(t *testing.T) {
+	const in = "TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 1261 1261\nIpExt: InNoRoutes\nIpExt: 5\n"
+	tests := []struct {
+		prefix, field string
+		want          int64
+		wantErr       bool
+	}{
+		{"TcpExt:", "ListenOverflows", 1261, false},
+		{"IpExt:", "InNoRoutes", 5, false},
+		{"TcpExt:", "Nope", 0, true},
+		{"MpExt:", "ListenOverflows", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseNetstat(in, tt.prefix, tt.field)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("parseNetstat(%s %s) = %d, %v; want %d, err %v", tt.prefix, tt.field, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if _, err := parseNetstat("TcpExt: A B\nTcpExt: 1\n", "TcpExt:", "A"); err == nil {
+		t.Errorf("mismatched lines accepted")
+	}
+}

@@ -14,6 +14,10 @@ type StormResult struct {
 	P99Ms   float64
 	MaxMs   float64
 	Errors  int // connections that failed or got a wrong answer
+	// Overflows is the rise of the kernel's ListenOverflows counter during
+	// the storm (-1 when unreadable): SYNs dropped because the sentinel's
+	// accept queue was full, each costing the client a 1 s retransmit.
+	Overflows int64
 }
 
 // Storm opens n fresh TCP connections to addr at once; each asks
@@ -39,11 +43,15 @@ func Storm(addr, name, want string, n int, timeout time.Duration) StormResult {
 		}(i)
 	}
 	ready.Wait()
+	ov0, ovErr := ListenOverflows()
 	t0 = time.Now()
 	close(release)
 	done.Wait()
 	total := sinceMs(t0, time.Now())
-	r := StormResult{TotalMs: total}
+	r := StormResult{TotalMs: total, Overflows: -1}
+	if ov1, err := ListenOverflows(); err == nil && ovErr == nil {
+		r.Overflows = ov1 - ov0
+	}
 	ok := make([]float64, 0, n)
 	for i := range lat {
 		if errs[i] {
