@@ -181,6 +181,13 @@ func (c *Config) include(path string, depth int) error {
 	if depth >= maxIncludeDepth {
 		return fmt.Errorf("config: include %s: nested too deeply: %w", path, ErrConfig)
 	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("config: include %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("config: include %s: not a regular file: %w", path, ErrConfig)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config: include %s: %w", path, err)
