@@ -42,7 +42,7 @@ func Client(ctx context.Context, root, run string, runs int, out io.Writer) (har
 	args := []string{"test", "./" + ClientBenchDir, "-run", run, "-v", "-count=1", "-timeout", "15m"}
 	cmd := exec.CommandContext(ctx, goBin(), args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), ClientBenchEnv+"=1", fmt.Sprintf("GOSENTINEL_BENCH_RUNS=%d", runs))
+	cmd.Env = append(os.Environ(), ClientBenchEnv+"=1", fmt.Sprintf("GOSENTINEL_BENCH_ROUNDS=%d", runs))
 	b, err := cmd.CombinedOutput()
 	fmt.Fprintf(out, "\n== Client failover (go %s) ==\n%s", strings.Join(args, " "), b)
 	s.Notes = append(s.Notes, fmt.Sprintf("Measured by `%s=1 go %s` (package owned by the client; see docs/client.md).", ClientBenchEnv, strings.Join(args, " ")))
