@@ -32,6 +32,10 @@ func (s *Sentinel) startFailover(m *instance) {
 	m.flags |= fFailoverInProgress
 	s.currentEpoch++
 	ms.failoverEpoch = s.currentEpoch
+	// sentinel.c does not flush here (the self-vote that follows does), but
+	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
+	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
+	s.markDirty()
 	s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	s.event(LevelWarning, "+try-failover", m, s.at(m))
 	ms.failoverStartTime = s.now + s.desync()
@@ -215,6 +219,19 @@ func (s *Sentinel) abortFailover(m *instance) {
 		ms.promoted.flags &^= fPromoted
 		ms.promoted = nil
 	}
+}
+
+// supersedeFailover drops our failover of m because a hello carried a
+// config epoch greater than its failover epoch: another sentinel completed
+// a newer failover. Unlike abortFailover this works in any state, also
+// RECONF_SLAVES (FINDINGS F2; sentinel.c would finish the stale failover and
+// switch to its own promoted replica under the newer epoch).
+func (s *Sentinel) supersedeFailover(m *instance, configEpoch uint64) {
+	s.logf(LevelWarning, "Failover of %s (epoch %d) superseded by config epoch %d", m.name, m.m.failoverEpoch, configEpoch)
+	for _, r := range m.sortedReplicas() {
+		r.flags &^= fReconfSent | fReconfInprog | fReconfDone
+	}
+	s.abortFailover(m)
 }
 
 // sendSlaveOf sends the reconfiguration transaction (sentinelSendSlaveOf):

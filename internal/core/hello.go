@@ -91,20 +91,41 @@ func (s *Sentinel) processHello(payload string) {
 		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	}
 	if si != nil && m.m.configEpoch < h.configEpoch {
-		m.m.configEpoch = h.configEpoch
-		s.markDirty()
-		if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
-			s.event(LevelWarning, "+config-update-from", si, s.at(si))
-			s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
-				m.name, s.announceHost(m.addr), m.addr.Port, h.masterIP, h.masterPort))
-			old := m.addr
-			if s.resetMasterAndChangeAddress(m, h.masterIP, h.masterPort) {
-				s.clientReconfScript(m, "observer", old, m.addr)
-			}
-		}
+		s.adoptConfig(m, si, h)
 	}
 	if si != nil {
 		si.lastHelloTime = s.now
+	}
+}
+
+// adoptConfig applies a hello whose master config epoch is greater than
+// ours: adopt the epoch and, if the address differs, switch to it
+// (+config-update-from, +switch-master). A failover of ours with a smaller
+// epoch is superseded first, so we never later switch to our own promoted
+// replica under the adopted epoch.
+func (s *Sentinel) adoptConfig(m, si *instance, h hello) {
+	shown := s.currentMasterAddr(m)
+	if m.flags&fFailoverInProgress != 0 && m.m.failoverEpoch < h.configEpoch {
+		s.supersedeFailover(m, h.configEpoch)
+	}
+	m.m.configEpoch = h.configEpoch
+	s.markDirty()
+	if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
+		s.event(LevelWarning, "+config-update-from", si, s.at(si))
+		s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
+			m.name, s.announceHost(m.addr), m.addr.Port, h.masterIP, h.masterPort))
+		old := m.addr
+		if s.resetMasterAndChangeAddress(m, h.masterIP, h.masterPort) {
+			s.clientReconfScript(m, "observer", old, m.addr)
+		}
+		return
+	}
+	if !addrEqual(shown, m.addr) {
+		// We were showing our promoted replica (RECONF_SLAVES); the newer
+		// config keeps the configured address, so clients must move back.
+		s.event(LevelWarning, "+config-update-from", si, s.at(si))
+		s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
+			m.name, s.announceHost(shown), shown.Port, s.announceHost(m.addr), m.addr.Port))
 	}
 }
 

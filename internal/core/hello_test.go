@@ -111,3 +111,90 @@ func TestDeterminism(t *testing.T) {
 		t.Fatalf("scenario did not fail over:\n%s", strings.Join(a, "\n"))
 	}
 }
+
+// inReconf puts the test core's master in RECONF_SLAVES of a failover in
+// epoch 2 that promoted the replica at 6380.
+func inReconf(t *testing.T, s *Sentinel) *instance {
+	t.Helper()
+	m := s.masters["mym"]
+	r := m.lookupReplica("127.0.0.1", 6380)
+	if r == nil {
+		t.Fatal("no replica")
+	}
+	s.currentEpoch = 2
+	m.flags |= fFailoverInProgress
+	m.m.failoverState = FailoverReconfSlaves
+	m.m.failoverEpoch = 2
+	m.m.configEpoch = 2
+	m.m.promoted = r
+	r.flags |= fPromoted
+	return m
+}
+
+// TestNewerConfigSupersedesOurFailover is the regression test for sim
+// finding F2: a newer config epoch from a hello ends our stale failover
+// even in RECONF_SLAVES, instead of letting it finish and switch to our
+// promoted replica under the adopted epoch.
+func TestNewerConfigSupersedesOurFailover(t *testing.T) {
+	tests := []struct {
+		name     string
+		port     int // master port in the hello
+		events   string
+		wantAddr int
+		wantMsg  string
+	}{
+		{"newer config keeps the old address", 6379, "+new-epoch +config-update-from +switch-master",
+			6379, "mym 127.0.0.1 6380 127.0.0.1 6379"},
+		{"newer config elsewhere", 6381, "+new-epoch +config-update-from +switch-master +slave +slave",
+			6381, "mym 127.0.0.1 6379 127.0.0.1 6381"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestCore(t)
+			m := inReconf(t, s)
+			if s.currentMasterAddr(m).Port != 6380 {
+				t.Fatalf("setup: shown %d", s.currentMasterAddr(m).Port)
+			}
+			_, effs := request(s, 100, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 3, "127.0.0.1", tt.port, 3))
+			if got := emitTypes(effs); got != tt.events {
+				t.Fatalf("events %q, want %q", got, tt.events)
+			}
+			for _, e := range effectsOf[Emit](effs) {
+				if e.Type == "+switch-master" && e.Msg != tt.wantMsg {
+					t.Fatalf("+switch-master %q, want %q", e.Msg, tt.wantMsg)
+				}
+			}
+			v, _ := s.Master("mym")
+			if v.FailoverState != FailoverNone || v.ConfigEpoch != 3 || v.CurrentAddr.Port != tt.wantAddr {
+				t.Fatalf("view: state=%v epoch=%d addr=%d", v.FailoverState, v.ConfigEpoch, v.CurrentAddr.Port)
+			}
+			for _, r := range v.Replicas {
+				if strings.Contains(r.Flags, "promoted") || strings.Contains(r.Flags, "reconf") {
+					t.Fatalf("replica flags %q", r.Flags)
+				}
+			}
+			// A later tick must not finish the dropped failover.
+			for now := Millis(200); now < 60000; now += 100 {
+				if strings.Contains(emitTypes(s.Step(now, Tick{})), "switch-master") {
+					t.Fatalf("switched again at %d", now)
+				}
+			}
+		})
+	}
+}
+
+// TestOlderConfigDoesNotSupersede: a hello whose config epoch is greater
+// than ours but smaller than our running failover's epoch only updates the
+// epoch (sentinel.c behaviour); here the address is the same.
+func TestOlderConfigDoesNotSupersede(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	s.currentEpoch = 5
+	m.flags |= fFailoverInProgress
+	m.m.failoverState = FailoverWaitStart
+	m.m.failoverEpoch = 5
+	request(s, 100, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 5, "127.0.0.1", 6379, 3))
+	if m.m.failoverState != FailoverWaitStart || m.m.configEpoch != 3 {
+		t.Fatalf("state %v config epoch %d", m.m.failoverState, m.m.configEpoch)
+	}
+}

@@ -44,6 +44,10 @@ type tsent struct {
 	failNext bool // fail the next Persist
 	seed     uint64
 	conns    map[ConnID]*fconn
+	// written holds Persist snapshots until their PersistDone; durable is
+	// the last one reported done without error.
+	written map[uint64]State
+	durable State
 }
 
 type fconn struct {
@@ -138,6 +142,7 @@ func (w *world) boot(s *tsent, cfg Config) {
 	}
 	s.core = c
 	s.crashed = false
+	s.written = map[uint64]State{}
 	s.conns = map[ConnID]*fconn{}
 	w.step(s, Tick{})
 }
@@ -147,7 +152,13 @@ func (w *world) step(s *tsent, ev Event) {
 	if s.crashed {
 		return
 	}
+	if pd, ok := ev.(PersistDone); ok && pd.Err == nil {
+		if st, ok := s.written[pd.Seq]; ok {
+			s.durable = st
+		}
+	}
 	for _, e := range s.core.Step(w.now, ev) {
+		w.checkDurable(s, e)
 		w.exec(s, e)
 	}
 }
@@ -240,13 +251,18 @@ func (w *world) exec(s *tsent, e Effect) {
 	case Persist:
 		s.disk = e.State
 		s.hasDisk = true
+		s.written[e.Seq] = e.State
 		var err error
 		if s.failNext {
 			s.failNext = false
 			err = errors.New("disk full")
 			w.logf("%s persist #%d FAILED", s.name, e.Seq)
 		}
+		// The disk is local: no network latency.
+		lat := w.latency
+		w.latency = 0
 		w.enqueue(s, PersistDone{Seq: e.Seq, Err: err})
+		w.latency = lat
 	case Respond:
 		o, ok := w.reqs[e.ID]
 		if !ok {
@@ -269,6 +285,41 @@ func (w *world) exec(s *tsent, e Effect) {
 		w.crash(s)
 	default:
 		w.t.Fatalf("unknown effect %T", e)
+	}
+}
+
+// checkDurable fails the test when an effect reveals an epoch or a vote
+// that is not durable yet (invariant S8 / the persist-before-reveal
+// contract of doc.go).
+func (w *world) checkDurable(s *tsent, e Effect) {
+	epoch := uint64(0)
+	switch e := e.(type) {
+	case Send:
+		switch {
+		case len(e.Args) == 6 && strings.EqualFold(e.Args[1], "is-master-down-by-addr"):
+			epoch, _ = strconv.ParseUint(e.Args[4], 10, 64)
+		case len(e.Args) == 3 && strings.EqualFold(e.Args[0], "PUBLISH"):
+			if h, ok := parseHello(e.Args[2]); ok {
+				epoch = h.epoch
+			}
+		}
+	case Respond:
+		v := e.Value
+		if v.Kind == KindArray && len(v.Elems) == 3 && v.Elems[1].Kind == KindBulk && v.Elems[1].Str != "*" {
+			epoch = uint64(v.Elems[2].Int)
+			voted := false
+			for _, m := range s.durable.Masters {
+				if m.LeaderEpoch >= epoch {
+					voted = true
+				}
+			}
+			if !voted {
+				w.t.Fatalf("%s: vote for epoch %d revealed before it is durable (t=%d)", s.name, epoch, w.now)
+			}
+		}
+	}
+	if epoch > s.durable.CurrentEpoch {
+		w.t.Fatalf("%s: epoch %d revealed while durable epoch is %d (t=%d): %v", s.name, epoch, s.durable.CurrentEpoch, w.now, e)
 	}
 }
 
