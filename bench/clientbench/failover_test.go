@@ -1,0 +1,282 @@
+package clientbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/client"
+	"github.com/gosentinel/gosentinel/internal/testutil"
+	"github.com/redis/go-redis/v9"
+)
+
+// writer sends SET <prefix><i> every millisecond and records the outcome of
+// each write.
+type writer struct {
+	prefix string
+	rdb    *redis.Client
+
+	mu     sync.Mutex
+	acked  map[string]time.Time
+	failed []time.Time
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func startWriter(t *testing.T, prefix string, rdb *redis.Client) *writer {
+	w := &writer{prefix: prefix, rdb: rdb, acked: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for i := 0; ; i++ {
+			select {
+			case <-w.stop:
+				return
+			default:
+			}
+			k := w.prefix + strconv.Itoa(i)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := rdb.Set(ctx, k, i, 0).Err()
+			cancel()
+			now := time.Now()
+			w.mu.Lock()
+			if err == nil {
+				w.acked[k] = now
+			} else {
+				w.failed = append(w.failed, now)
+			}
+			w.mu.Unlock()
+			time.Sleep(time.Millisecond) // the offered load: one write per ms
+		}
+	}()
+	t.Cleanup(w.halt)
+	return w
+}
+
+func (w *writer) halt() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}
+
+// firstAckAfter returns the first acknowledgement after t (zero if none).
+func (w *writer) firstAckAfter(t time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var first time.Time
+	for _, at := range w.acked {
+		if at.After(t) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first
+}
+
+func (w *writer) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.acked)
+}
+
+// result is one client's outcome in one round.
+type result struct {
+	recovery  time.Duration // event → first acknowledged write
+	failed    int           // writes that returned an error after the event
+	misplaced int           // writes acknowledged after the event that are not on the final master
+	checked   int           // writes acknowledged after the event
+}
+
+func (w *writer) result(event time.Time, master string) (result, error) {
+	m := redis.NewClient(&redis.Options{Addr: master})
+	defer m.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := result{}
+	var first time.Time
+	for k, at := range w.acked {
+		if at.Before(event) {
+			continue
+		}
+		r.checked++
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+		n, err := m.Exists(context.Background(), k).Result()
+		if err != nil {
+			return r, fmt.Errorf("check %s on %s: %w", k, master, err)
+		}
+		if n == 0 {
+			r.misplaced++
+		}
+	}
+	for _, at := range w.failed {
+		if !at.Before(event) {
+			r.failed++
+		}
+	}
+	if !first.IsZero() {
+		r.recovery = first.Sub(event)
+	}
+	return r, nil
+}
+
+// scenario is what happens to the master.
+type scenario struct {
+	name string
+	act  func(t *testing.T, c *testutil.SentinelCluster)
+}
+
+var scenarios = []scenario{
+	{"SIGKILL master", func(t *testing.T, c *testutil.SentinelCluster) { c.Top.Master.Kill() }},
+	{"SENTINEL FAILOVER", func(t *testing.T, c *testutil.SentinelCluster) {
+		sc := redis.NewClient(&redis.Options{Addr: c.Sentinels[0].Addr()})
+		defer sc.Close()
+		if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.Name).Err(); err != nil {
+			t.Fatalf("SENTINEL FAILOVER: %v", err)
+		}
+	}},
+}
+
+var contenders = []struct {
+	name string
+	new  func(c *testutil.SentinelCluster) *redis.Client
+}{
+	{"gosentinel client", func(c *testutil.SentinelCluster) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+	}},
+	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster) *redis.Client {
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+	}},
+}
+
+// TestFailoverCompare runs each scenario several times with both clients
+// writing side by side and prints medians as a Markdown table. It only runs
+// with GOSENTINEL_BENCH=1 (rounds: GOSENTINEL_BENCH_ROUNDS, default 3).
+func TestFailoverCompare(t *testing.T) {
+	if os.Getenv("GOSENTINEL_BENCH") != "1" {
+		t.Skip("set GOSENTINEL_BENCH=1 to run the failover comparison")
+	}
+	rounds := 3
+	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	results := map[string]map[string][]result{}
+	for _, sc := range scenarios {
+		results[sc.name] = map[string][]result{}
+		for round := 0; round < rounds; round++ {
+			rs := runRound(t, sc)
+			for name, r := range rs {
+				results[sc.name][name] = append(results[sc.name][name], r)
+				t.Logf("%s round %d %s: recovery %v failed %d misplaced %d of %d", sc.name, round+1, name, r.recovery, r.failed, r.misplaced, r.checked)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | rounds |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, sc := range scenarios {
+		for _, ct := range contenders {
+			rs := results[sc.name][ct.name]
+			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %d |\n", sc.name, ct.name,
+				median(rs, func(r result) float64 { return float64(r.recovery) }, func(f float64) string {
+					return time.Duration(f).Round(time.Millisecond).String()
+				}),
+				int(medianF(rs, func(r result) float64 { return float64(r.failed) })),
+				int(medianF(rs, func(r result) float64 { return float64(r.misplaced) })),
+				maxMisplaced(rs), len(rs))
+		}
+	}
+	t.Log(b.String())
+	for _, sc := range scenarios {
+		ours := results[sc.name][contenders[0].name]
+		theirs := results[sc.name][contenders[1].name]
+		if maxMisplaced(ours) != 0 {
+			t.Errorf("%s: our client had acknowledged writes that are not on the final master", sc.name)
+		}
+		if medianF(ours, func(r result) float64 { return float64(r.recovery) }) >
+			medianF(theirs, func(r result) float64 { return float64(r.recovery) })+float64(250*time.Millisecond) {
+			t.Errorf("%s: our client recovers slower than go-redis", sc.name)
+		}
+	}
+}
+
+// runRound starts a fresh cluster, writes through both clients, applies the
+// scenario and measures each client.
+func runRound(t *testing.T, sc scenario) map[string]result {
+	c := testutil.StartSentinelCluster(t, "mymaster", 2, 3, 2, 1000, 3000)
+	var ws []*writer
+	for i, ct := range contenders {
+		rdb := ct.new(c)
+		t.Cleanup(func() { rdb.Close() })
+		ws = append(ws, startWriter(t, fmt.Sprintf("c%d:", i), rdb))
+	}
+	for _, w := range ws {
+		testutil.WaitFor(t, 10*time.Second, "writes before the event", func() bool { return w.count() > 100 })
+	}
+	oldMaster := c.Top.Master.Addr()
+	event := time.Now()
+	sc.act(t, c)
+	for _, w := range ws {
+		testutil.WaitFor(t, 60*time.Second, "a write acknowledged after the event", func() bool {
+			return !w.firstAckAfter(event).IsZero()
+		})
+	}
+	// Wait until the sentinels agree on a new master, then let the clients
+	// run one more second so that late switches show up as misplaced writes.
+	var master string
+	testutil.WaitFor(t, 60*time.Second, "sentinels agree on a new master", func() bool {
+		a, err := testutil.MasterAddr(c.Sentinels[0].Addr(), c.Name)
+		if err != nil || a == oldMaster {
+			return false
+		}
+		role, err := testutil.Role(a)
+		master = a
+		return err == nil && role == "master"
+	})
+	time.Sleep(time.Second) // observation window after the failover (a measured span, not a synchronisation)
+	out := map[string]result{}
+	for i, w := range ws {
+		w.halt()
+		r, err := w.result(event, master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[contenders[i].name] = r
+	}
+	return out
+}
+
+func medianF(rs []result, f func(result) float64) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func median(rs []result, f func(result) float64, format func(float64) string) string {
+	return format(medianF(rs, f))
+}
+
+func maxMisplaced(rs []result) int {
+	m := 0
+	for _, r := range rs {
+		m = max(m, r.misplaced)
+	}
+	return m
+}

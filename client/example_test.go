@@ -1,0 +1,68 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gosentinel/gosentinel/client"
+)
+
+// A drop-in replacement for redis.NewFailoverClient: the result is a plain
+// *redis.Client.
+func ExampleNewFailoverClient() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:    "mymaster",
+		SentinelAddrs: []string{"10.0.1.11:26379", "10.0.1.12:26379", "10.0.1.13:26379"},
+		Password:      "data-node-secret",
+		OnMasterChange: func(old, new string) {
+			fmt.Printf("master moved from %s to %s\n", old, new)
+		},
+	})
+	defer rdb.Close() // also stops the sentinel subscription
+
+	ctx := context.Background()
+	if err := rdb.Set(ctx, "greeting", "hello", 0).Err(); err != nil {
+		switch {
+		case errors.Is(err, client.ErrNoSentinelReachable):
+			fmt.Println("check the sentinel addresses / network")
+		case errors.Is(err, client.ErrMasterNotFound):
+			fmt.Println("check MasterName")
+		default:
+			fmt.Println("write failed:", err)
+		}
+		return
+	}
+	if st, ok := client.StatsOf(rdb); ok {
+		fmt.Println("master:", st.CurrentAddr, "failovers seen:", st.MasterChanges)
+	}
+}
+
+// The two discovery failures of the Sentinel client guidelines are distinct
+// errors.
+func Example_errors() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:      "mymaster",
+		SentinelAddrs:   []string{"127.0.0.1:1"}, // nothing listens on port 1
+		SentinelTimeout: 200 * time.Millisecond,
+	})
+	defer rdb.Close()
+	err := rdb.Ping(context.Background()).Err()
+	fmt.Println("no sentinel reachable:", errors.Is(err, client.ErrNoSentinelReachable))
+	fmt.Println("master unknown:", errors.Is(err, client.ErrMasterNotFound))
+	// Output:
+	// no sentinel reachable: true
+	// master unknown: false
+}
+
+// Read scaling through verified replicas.
+func ExampleNewReplicaClient() {
+	ro := client.NewReplicaClient(&client.FailoverOptions{
+		MasterName:    "mymaster",
+		SentinelAddrs: []string{"10.0.1.11:26379", "10.0.1.12:26379"},
+	})
+	defer ro.Close()
+	v, err := ro.Get(context.Background(), "greeting").Result()
+	fmt.Println(v, err)
+}
