@@ -181,24 +181,24 @@ func (a *acl) applyOne(u *user, r string) error {
 				return errACLSyntax
 			}
 		}
-		if u.allKeys {
-			return errACLKeyAfterAll
-		}
 		if r == "~*" {
 			u.allKeys, u.keys = true, []string{"~*"}
 			return nil
+		}
+		if u.allKeys {
+			return errACLKeyAfterAll
 		}
 		if !slices.Contains(u.keys, r) {
 			u.keys = append(u.keys, r)
 		}
 		return nil
 	case '&':
-		if u.allChannels {
-			return errACLChanAfterAll
-		}
 		if r == "&*" {
 			u.allChannels, u.channels = true, []string{"*"}
 			return nil
+		}
+		if u.allChannels {
+			return errACLChanAfterAll
 		}
 		if !slices.Contains(u.channels, r[1:]) {
 			u.channels = append(u.channels, r[1:])

@@ -42,6 +42,7 @@ type client struct {
 	lower     []byte
 	reply     replyMode
 	closeNext bool // close after the replies of this command are flushed
+	tracking  bool // CLIENT TRACKING on (accepted, nothing to track)
 
 	mu            sync.Mutex
 	cond          *sync.Cond

@@ -141,7 +141,11 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 		bits := int64(256)
 		if len(args) == 3 {
 			n, ok := parseInt(string(args[2]))
-			if !ok || n <= 0 || n > 4096 {
+			if !ok {
+				c.addError("ERR value is not an integer or out of range")
+				return
+			}
+			if n <= 0 || n > 4096 {
 				c.addError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
 				return
 			}

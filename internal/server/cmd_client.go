@@ -154,6 +154,7 @@ func cmdClient(c *client, cmd *command, args [][]byte) {
 	case "tracking":
 		switch strings.ToLower(string(args[2])) {
 		case "on", "off":
+			c.tracking = strings.EqualFold(string(args[2]), "on")
 			c.addReply([]byte("+OK\r\n"))
 		default:
 			c.addError("ERR syntax error")
@@ -167,7 +168,17 @@ func cmdClient(c *client, cmd *command, args [][]byte) {
 	case "getredir":
 		c.addReply(resp.AppendInt(nil, -1))
 	case "caching":
-		c.addError("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+		// Tracking is accepted but without OPTIN/OPTOUT (no keys to track).
+		switch {
+		case !c.tracking:
+			c.addError("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+		case strings.EqualFold(string(args[2]), "yes"):
+			c.addError("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+		case strings.EqualFold(string(args[2]), "no"):
+			c.addError("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+		default:
+			c.addError("ERR syntax error")
+		}
 	default:
 		c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try CLIENT HELP.")
 	}

@@ -79,7 +79,7 @@ func cmdHello(c *client, _ *command, args [][]byte) {
 		c.setAuthenticated(*user)
 	}
 	if c.authRequired() {
-		c.addError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		c.addError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	c.mu.Lock()
