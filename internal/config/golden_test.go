@@ -141,11 +141,27 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 			if got := myidOf(real); c.Sentinel.MyID != got || len(got) != RunIDSize {
 				t.Errorf("myid: parsed %q, file %q", c.Sentinel.MyID, got)
 			}
+			if os.Getenv("CONFIG_CAPTURE_TESTDATA") != "" {
+				capture(t, tc.name, real, dir, mport, port)
+			}
 			// (b) our rewrite of the input equals real's output.
 			ours := oursLikeReal(t, input, dir, port, myidOf(real))
 			if err := diffLines(normalize(real), normalize(ours)); err != errNoDiff {
 				t.Errorf("%v\n--- real\n%s--- ours\n%s", err, real, ours)
 			}
 		})
+	}
+}
+
+// capture stores real Sentinel's output under testdata/ with the temp dir
+// replaced by /tmp and the random ports by fixed ones, so that it loads on
+// any machine (see testdata/README.md).
+func capture(t *testing.T, name, real, dir string, mport, port int) {
+	t.Helper()
+	r := strings.NewReplacer(dir, "/tmp", " "+strconv.Itoa(mport)+" ", " 6379 ",
+		"port "+strconv.Itoa(port), "port 26379")
+	out := r.Replace(real)
+	if err := os.WriteFile(filepath.Join("testdata", "real-"+name+".conf"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -296,11 +296,14 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 			text := "sentinel known-replica " + name + " " + announceHost(r.Host) + " " + strconv.Itoa(r.Port)
 			// Deliberate fix: real 7.0.15 never touches legacy known-slave
 			// lines and appends the replica again, so the file holds it
-			// twice and fails to load. We reuse known-replica lines, then
-			// known-slave lines, then append.
-			if !st.line("sentinel known-replica", text, false) && !st.line("sentinel known-slave", text, false) {
-				st.line("sentinel known-replica", text, true)
+			// twice and fails to load. We reuse the earliest unused line of
+			// either spelling (keeping file order), then append.
+			key := "sentinel known-replica"
+			kr, ks := st.optionToLine[key], st.optionToLine["sentinel known-slave"]
+			if len(ks) > 0 && (len(kr) == 0 || ks[0] < kr[0]) {
+				key = "sentinel known-slave"
 			}
+			st.line(key, text, true)
 		}
 		for _, p := range m.KnownSentinels {
 			if p.RunID == "" {
