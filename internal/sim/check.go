@@ -12,6 +12,7 @@ import (
 type checker struct {
 	opt        Options
 	violations []Violation
+	seen       map[string]bool // checks that already reported in this run
 
 	votes    map[voteKey]*voteRec // S1: one vote per (sentinel, epoch)
 	leaders  map[uint64]int       // S2: epoch → sentinel that won it
@@ -45,6 +46,7 @@ type sentinelCheck struct {
 	curEpoch  uint64    // S4: highest current epoch seen (this incarnation + disk)
 	cfgEpoch  uint64    // S4: highest config epoch seen
 	addr      core.Addr // S4/S9: configured master address
+	cur       core.Addr // S9: address GET-MASTER-ADDR-BY-NAME returned
 	addrEpoch uint64    // config epoch when addr was adopted
 
 	odown, tilt bool // from +odown/-odown and +tilt/-tilt, in effect order
@@ -61,6 +63,7 @@ type switchMsg struct{ old, new core.Addr }
 
 func (c *checker) init(o Options) {
 	c.opt = o
+	c.seen = map[string]bool{}
 	c.votes = map[voteKey]*voteRec{}
 	c.leaders = map[uint64]int{}
 	c.promos = map[uint64]promo{}
@@ -113,6 +116,7 @@ func (c *checker) restarted(w *World, s *sentinel) {
 		if ch.addr == (core.Addr{}) {
 			ch.addr, ch.addrEpoch = m.Addr, m.ConfigEpoch
 		}
+		ch.cur = ch.addr
 	}
 }
 
@@ -129,6 +133,7 @@ func (c *checker) crashed(w *World, s *sentinel) {
 	s.chk.curEpoch = s.disk.CurrentEpoch
 	s.chk.cfgEpoch = m.ConfigEpoch
 	s.chk.addr, s.chk.addrEpoch = m.Addr, m.ConfigEpoch
+	s.chk.cur = m.Addr
 }
 
 // persisted is called when a snapshot reaches the config file.
@@ -395,12 +400,15 @@ func (c *checker) afterStep(w *World, s *sentinel) {
 		w.violate("S4", s, "config epoch went from %d down to %d", ch.cfgEpoch, v.ConfigEpoch)
 	}
 	ch.cfgEpoch = v.ConfigEpoch
-	// S9: the chain of +switch-master must lead from the old address to
-	// the new one, one event per change.
+	// S9: the chain of +switch-master must lead from the old address (the
+	// configured one, or the promoted replica clients were already given
+	// during RECONF_SLAVES) to the new one, one event per change.
 	at := ch.addr
-	for _, sw := range switches {
-		if !sameAddr(sw.old, at) {
-			w.violate("S9", s, "+switch-master from %s but the address was %s", fmtAddr(sw.old), fmtAddr(at))
+	for i, sw := range switches {
+		if i == 0 && !sameAddr(sw.old, at) && !sameAddr(sw.old, ch.cur) {
+			w.violate("S9", s, "+switch-master from %s but the address was %s (clients had %s)", fmtAddr(sw.old), fmtAddr(at), fmtAddr(ch.cur))
+		} else if i > 0 && !sameAddr(sw.old, at) {
+			w.violate("S9", s, "+switch-master from %s but the previous switch went to %s", fmtAddr(sw.old), fmtAddr(at))
 		}
 		if sameAddr(sw.old, sw.new) {
 			w.violate("S9", s, "+switch-master to the same address %s", fmtAddr(sw.new))
@@ -426,6 +434,7 @@ func (c *checker) afterStep(w *World, s *sentinel) {
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		ch.hasAttempt, ch.hasVoteOther = false, false
 	}
+	ch.cur = v.CurrentAddr
 	ch.started = true
 }
 

@@ -77,6 +77,7 @@ func (w *World) livePoll() {
 			}
 		} else if now > l.deadline {
 			w.violate("L1", nil, "no convergence %dms after healing: %s\n%s", w.opt.convergeBound(), why, w.stateDump())
+			l.phase = phaseDone
 			return
 		}
 	case phaseFailover:
@@ -94,16 +95,19 @@ func (w *World) livePoll() {
 			w.startQuiet()
 		} else if now > l.deadline {
 			w.violate("L3", nil, "returning old master not demoted within %dms: %s\n%s", w.opt.demoteBound(), why, w.stateDump())
+			l.phase = phaseDone
 			return
 		}
 	case phaseQuiet:
 		if e := w.maxEpoch(); e != l.epoch {
 			w.violate("L4", nil, "new election (epoch %d -> %d) after convergence in a healthy network\n%s", l.epoch, e, w.stateDump())
+			l.phase = phaseDone
 			return
 		}
 		if now >= l.deadline {
 			if !ok {
 				w.violate("L1", nil, "convergence lost in a healthy network: %s\n%s", why, w.stateDump())
+				l.phase = phaseDone
 				return
 			}
 			l.phase = phaseDone

@@ -37,6 +37,12 @@ func RunMany(start uint64, n, workers int, cfg Config) []Result {
 // returns the violating result with the lowest seed, if any. It stops
 // handing out seeds once a violation is found.
 func FirstViolation(start uint64, n, workers int, cfg Config) (Result, bool) {
+	return FirstViolationFunc(start, n, workers, cfg, func(Result) bool { return true })
+}
+
+// FirstViolationFunc is FirstViolation counting only the violating
+// results accept returns true for (e.g. not already seen on a baseline).
+func FirstViolationFunc(start uint64, n, workers int, cfg Config, accept func(Result) bool) (Result, bool) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -53,7 +59,7 @@ func FirstViolation(start uint64, n, workers int, cfg Config) (Result, bool) {
 			defer wg.Done()
 			for k := range next {
 				r := RunOptions(NewOptions(start+uint64(k)), cfg)
-				if len(r.Violations) == 0 {
+				if len(r.Violations) == 0 || !accept(r) {
 					continue
 				}
 				mu.Lock()

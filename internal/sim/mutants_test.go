@@ -28,8 +28,46 @@ type mutant struct {
 // mutantSeeds bounds the seeds each mutant may need to be caught.
 const mutantSeeds = 300
 
-// probeEnv makes TestMutantProbe run (in the child go test process).
-const probeEnv = "SIM_MUTANT_PROBE_SEEDS"
+// probeEnv makes TestMutantProbe run (in the child go test process);
+// baselineEnv names the file listing what the unmutated core violates.
+const (
+	probeEnv    = "SIM_MUTANT_PROBE_SEEDS"
+	baselineEnv = "SIM_MUTANT_BASELINE"
+)
+
+// mutantIgnore lists invariants the unmutated core violates on almost
+// every seed (FINDINGS.md F1: S8). They would end every run before a
+// planted bug shows, so the mutation test looks past them. Remove entries
+// once the core is fixed.
+var mutantIgnore = []string{"S8"}
+
+// baseline runs the unmutated core and returns, per seed, its first
+// violation (rendered), so that a mutant is only credited with violations
+// the unmutated core does not have.
+func baseline(n int) map[uint64][]string {
+	out := map[uint64][]string{}
+	for _, r := range RunMany(1, n, 0, Config{Ignore: mutantIgnore}) {
+		for _, v := range r.Violations {
+			out[r.Seed] = append(out[r.Seed], v.String())
+		}
+	}
+	return out
+}
+
+// newViolation returns the first violation of r the baseline run of the
+// same seed did not have.
+func newViolation(r Result, base map[uint64][]string) (Violation, bool) {
+	for _, v := range r.Violations {
+		known := false
+		for _, b := range base[r.Seed] {
+			known = known || b == v.String()
+		}
+		if !known {
+			return v, true
+		}
+	}
+	return Violation{}, false
+}
 
 // TestMutants proves the checker is sharp: each planted bug must be caught
 // within mutantSeeds seeds. It compiles the simulator once per mutant with
@@ -44,6 +82,13 @@ func TestMutants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := baseline(mutantSeeds)
+	basePath := filepath.Join(t.TempDir(), "baseline.json")
+	bj, _ := json.Marshal(base)
+	if err := os.WriteFile(basePath, bj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("unmutated core: %d of %d seeds violate something (ignoring %v)", len(base), mutantSeeds, mutantIgnore)
 	var report []string
 	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
@@ -67,13 +112,17 @@ func TestMutants(t *testing.T) {
 			}
 			t0 := time.Now()
 			cmd := exec.Command(goBin, "test", "-overlay="+ovPath, "-count=1", "-run=^TestMutantProbe$", "-v", ".")
-			cmd.Env = append(os.Environ(), probeEnv+"="+strconv.Itoa(mutantSeeds))
+			cmd.Env = append(os.Environ(), probeEnv+"="+strconv.Itoa(mutantSeeds), baselineEnv+"="+basePath)
 			out, _ := cmd.CombinedOutput()
 			seed, inv, ok := parseCaught(string(out))
+			if !ok && !strings.Contains(string(out), "SURVIVED") {
+				t.Fatalf("mutant %q: the probe did not run:\n%s", m.Name, tail(string(out), 40))
+			}
 			if !ok {
 				t.Fatalf("mutant %q survived %d seeds (%v):\n%s", m.Name, mutantSeeds, time.Since(t0).Round(time.Second), tail(string(out), 40))
 			}
-			line := fmt.Sprintf("%-36s caught by %s at seed %d (%v)", m.Name, inv, seed, time.Since(t0).Round(time.Second))
+			line := fmt.Sprintf("%-36s caught by %s at seed %d (%v)", m.Name, strings.TrimSuffix(inv, ":"), seed, time.Since(t0).Round(time.Second))
+			t.Log(firstLine(string(out), "CAUGHT"))
 			report = append(report, line)
 			t.Log(line)
 		})
@@ -81,7 +130,7 @@ func TestMutants(t *testing.T) {
 	t.Logf("mutation report:\n%s", strings.Join(report, "\n"))
 }
 
-var caughtRE = regexp.MustCompile(`CAUGHT seed (\d+) invariant (\S+)`)
+var caughtRE = regexp.MustCompile(`CAUGHT seed (\d+) invariant (S\d|L\d|BOOT)`)
 
 func parseCaught(out string) (uint64, string, bool) {
 	m := caughtRE.FindStringSubmatch(out)
@@ -90,6 +139,15 @@ func parseCaught(out string) (uint64, string, bool) {
 	}
 	seed, err := strconv.ParseUint(m[1], 10, 64)
 	return seed, m[2], err == nil
+}
+
+func firstLine(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }
 
 func tail(s string, n int) string {
@@ -107,11 +165,24 @@ func TestMutantProbe(t *testing.T) {
 	if err != nil || n <= 0 {
 		t.Skip("child process of TestMutants")
 	}
-	r, found := FirstViolation(1, n, 0, Config{})
+	base := map[uint64][]string{}
+	if p := os.Getenv(baselineEnv); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, found := FirstViolationFunc(1, n, 0, Config{Ignore: mutantIgnore}, func(r Result) bool {
+		_, fresh := newViolation(r, base)
+		return fresh
+	})
 	if !found {
 		fmt.Printf("SURVIVED %d seeds\n", n)
 		return
 	}
-	v := r.Violations[0]
+	v, _ := newViolation(r, base)
 	fmt.Printf("CAUGHT seed %d invariant %s: %s\n", r.Seed, v.Invariant, v)
 }

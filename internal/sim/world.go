@@ -11,6 +11,9 @@ import (
 // replTickPeriod is how often the replication model advances.
 const replTickPeriod = 50
 
+// maxViolations caps the violations recorded for one run.
+const maxViolations = 20
+
 // World is one simulation run: the modelled instances, the sentinels, the
 // network and the invariant checker, driven by one event queue.
 type World struct {
@@ -189,8 +192,8 @@ func (w *World) run() {
 			break
 		}
 		fn()
-		if len(w.chk.violations) > 0 || w.live.phase == phaseDone {
-			return // the first violation is the interesting one
+		if w.live.phase == phaseDone {
+			return
 		}
 	}
 	if w.live.phase != phaseDone {
@@ -210,9 +213,13 @@ func (w *World) tracef(format string, a ...any) {
 
 // violate records a violation.
 func (w *World) violate(inv string, s *sentinel, format string, a ...any) {
-	if len(w.chk.violations) > 0 || w.ignore[inv] {
-		return // the first violation is the one to look at
+	// Each check reports once per run (keyed by its format); the run goes
+	// on, so later and different violations still show.
+	key := inv + "|" + format
+	if w.ignore[inv] || w.chk.seen[key] || len(w.chk.violations) >= maxViolations {
+		return
 	}
+	w.chk.seen[key] = true
 	id := -1
 	if s != nil {
 		id = s.id
