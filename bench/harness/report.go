@@ -150,7 +150,11 @@ func (r Report) Markdown() string {
 
 func (s Section) markdown(b *strings.Builder) {
 	fmt.Fprintf(b, "\n### %s\n\n", s.Title)
-	fmt.Fprintf(b, "Measured %s, %d run(s) per implementation, alternated run by run; median (p90, min–max).\n", s.Measured, s.Runs)
+	if s.Markdown != "" {
+		fmt.Fprintf(b, "Measured %s, %d round(s).\n", s.Measured, s.Runs)
+	} else {
+		fmt.Fprintf(b, "Measured %s, %d run(s) per implementation, alternated run by run; median (p90, min–max).\n", s.Measured, s.Runs)
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "%s\n", n)
 	}
@@ -161,11 +165,39 @@ func (s Section) markdown(b *strings.Builder) {
 	if len(s.Figures) == 0 {
 		return
 	}
+	// An implementation that could not be measured at all gets its reason
+	// once, above the table, and "not available" in its cells.
+	realAll := commonNote(s.Figures, func(f Figure) string { return f.RealNote })
+	oursAll := commonNote(s.Figures, func(f Figure) string { return f.OursNote })
+	if realAll != "" {
+		fmt.Fprintf(b, "**%s: %s**; no figure is reported for it.\n", RealName, mdEscape(realAll))
+	}
+	if oursAll != "" {
+		fmt.Fprintf(b, "**%s: %s**; no figure is reported for it.\n", OursName, mdEscape(oursAll))
+	}
 	fmt.Fprintf(b, "\n| figure | %s | %s | ours / real |\n|---|---|---|---|\n", RealName, OursName)
 	for _, f := range s.Figures {
+		rn, on := f.RealNote, f.OursNote
+		if realAll != "" {
+			rn = "not available"
+		}
+		if oursAll != "" {
+			on = "not available"
+		}
 		fmt.Fprintf(b, "| %s (%s, %s) | %s | %s | %s |\n", f.Label, f.Unit, betterWord(f.LowerBetter),
-			cell(f.Real, f.RealNote), cell(f.Ours, f.OursNote), ratioCell(f.Ratio))
+			cell(f.Real, rn), cell(f.Ours, on), ratioCell(f.Ratio))
 	}
+}
+
+// commonNote returns the note that every figure carries, or "".
+func commonNote(fs []Figure, note func(Figure) string) string {
+	n := note(fs[0])
+	for _, f := range fs[1:] {
+		if note(f) != n {
+			return ""
+		}
+	}
+	return n
 }
 
 func betterWord(lower bool) string {

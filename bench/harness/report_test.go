@@ -55,7 +55,8 @@ func TestSaveSectionMerges(t *testing.T) {
 	md := r.Markdown()
 	for _, want := range []string{
 		"### Failover v2", "### Scale",
-		"| kill → +switch-master (ms, lower is better) | **2280** (p90 2300, 2261–2300, n=2) | not available (build \\| failed) | — |",
+		"**gosentinel: not available (build \\| failed)**; no figure is reported for it.",
+		"| kill → +switch-master (ms, lower is better) | **2280** (p90 2300, 2261–2300, n=2) | not available | — |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -78,5 +79,26 @@ func TestFormatNum(t *testing.T) {
 		if got := FormatNum(tt.in); got != tt.want {
 			t.Errorf("FormatNum(%v) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestMarkdownMixedNotes(t *testing.T) {
+	r := Report{Sections: []Section{{ID: "storm", Title: "Storm", Runs: 1, Figures: []Figure{
+		NewFigure("a", "ms", true, []float64{1}, "", []float64{2}, ""),
+		NewFigure("b", "ms", true, []float64{1}, "", nil, "not available (crashed)"),
+		NewFigure("c", "ms", true, []float64{1}, "", []float64{}, ""),
+	}}}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"| a (ms, lower is better) | 1 | 2 | 2.00 |",
+		"| b (ms, lower is better) | 1 | not available (crashed) | — |",
+		"| c (ms, lower is better) | 1 | not observed | — |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "no figure is reported") {
+		t.Errorf("a per-figure note was lifted above the table:\n%s", md)
 	}
 }
