@@ -151,7 +151,7 @@ var acceptedLines = []string{
 	"maxmemory 1gb", "client-output-buffer-limit normal 0 0 0", "sentinel known-sentinel m 1.2.3.4 5",
 	"SENTINEL RESOLVE-HOSTNAMES YES", "sentinel monitor h nohost.invalid 6379 1",
 	"sentinel monitor z 127.0.0.1 abc 1", "sentinel monitor z2 127.0.0.1 0 1",
-	"sentinel config-epoch m -1",  "sentinel known-replica h nohost.invalid 5",
+	"sentinel config-epoch m -1", "sentinel known-replica h nohost.invalid 5",
 }
 
 func acceptedConf() string {
