@@ -53,7 +53,12 @@ func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
 	counters := map[string]int{}
 	var order []string
 	for _, si := range m.sortedSentinels() {
-		if si.leader != "" && si.leaderEpoch == s.currentEpoch {
+		// sentinel.c counts votes of sentinel.current_epoch, which can be
+		// newer than the failover epoch: a stale attempt could then win
+		// with votes cast for a newer election (sim seed 763). Count only
+		// votes of the election we run; when nothing was adopted
+		// meanwhile, both epochs are equal.
+		if si.leader != "" && si.leaderEpoch == epoch {
 			if counters[si.leader] == 0 {
 				order = append(order, si.leader)
 			}
@@ -96,12 +101,15 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.timing.AskPeriod) {
 			continue
 		}
-		runid := "*"
+		runid, epoch := "*", s.currentEpoch
 		if m.m.failoverState > FailoverNone {
-			runid = s.myid
+			// Ask for votes in our failover's epoch (sentinel.c sends the
+			// current epoch, see getLeader): peers that moved on to a
+			// newer epoch then refuse, and the stale attempt times out.
+			runid, epoch = s.myid, m.m.failoverEpoch
 		}
 		snd, ok := s.newSend(si, false, cmdAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
-			s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(s.currentEpoch, 10), runid)
+			s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(epoch, 10), runid)
 		if !ok {
 			continue
 		}

@@ -163,3 +163,24 @@ func TestIsMasterDownReplyParsing(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderCountsOnlyItsEpoch is the regression test for sim seed 763: a
+// failover of epoch 4 must not be won with votes peers cast in epoch 5.
+func TestLeaderCountsOnlyItsEpoch(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	s.currentEpoch = 5
+	m.m.leader, m.m.leaderEpoch = testMyID, 4 // our own vote, epoch 4
+	for _, si := range m.sortedSentinels() {
+		si.leader, si.leaderEpoch = testMyID, 5
+	}
+	if w := s.getLeader(m, 4); w != "" {
+		t.Fatalf("elected %q in epoch 4 with epoch-5 votes", w)
+	}
+	for _, si := range m.sortedSentinels() {
+		si.leaderEpoch = 4
+	}
+	if w := s.getLeader(m, 4); w != testMyID {
+		t.Fatalf("not elected with 3 epoch-4 votes: %q", w)
+	}
+}
