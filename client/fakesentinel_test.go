@@ -63,11 +63,11 @@ func (f *fakeSentinel) close() {
 	f.wg.Wait()
 }
 
-// publish sends a +switch-master message to every subscriber.
-func (f *fakeSentinel) publish(payload string) {
+// publish sends a message on channel to every subscriber.
+func (f *fakeSentinel) publish(channel, payload string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	msg := string(appendCommand(nil, "message", "+switch-master", payload))
+	msg := string(appendCommand(nil, "message", channel, payload))
 	for _, c := range f.subs {
 		_, _ = c.Write([]byte(msg))
 	}
@@ -144,7 +144,11 @@ func (f *fakeSentinel) answer(c net.Conn, args []string) string {
 		return "*2\r\n$8\r\nsentinel\r\n*0\r\n"
 	case cmd == "SUBSCRIBE":
 		f.subs = append(f.subs, c)
-		return "*3\r\n" + bulk("subscribe") + bulk(args[1]) + ":1\r\n"
+		var b strings.Builder
+		for i, ch := range args[1:] {
+			b.WriteString("*3\r\n" + bulk("subscribe") + bulk(ch) + ":" + strconv.Itoa(i+1) + "\r\n")
+		}
+		return b.String()
 	case cmd == "SENTINEL" && sub == "GET-MASTER-ADDR-BY-NAME":
 		f.queries++
 		if f.master == "" {

@@ -11,6 +11,7 @@ import (
 const (
 	DefaultSentinelTimeout   = 300 * time.Millisecond
 	DefaultSentinelQuorum    = 2
+	DefaultPubSubSentinels   = 3
 	DefaultResolveCacheTTL   = time.Second
 	DefaultReconcileInterval = 10 * time.Second
 	DefaultDialTimeout       = 5 * time.Second
@@ -56,10 +57,14 @@ type FailoverOptions struct {
 	// 1 means "first responder wins", the classic behaviour). Fewer answers
 	// are accepted when fewer sentinels are reachable.
 	SentinelQuorum int
-	// DisablePubSub turns off the +switch-master subscription (the client
-	// still follows failovers through errors, re-resolution and
-	// reconciliation).
+	// DisablePubSub turns off the pub/sub subscriptions (the client still
+	// follows failovers through errors, re-resolution and reconciliation).
 	DisablePubSub bool
+	// PubSubSentinels is how many sentinels the client subscribes to for
+	// +switch-master and +promoted-slave hints (default 3). Only the
+	// failover leader publishes +promoted-slave, the earliest sign of a
+	// failover, so subscribing to several sentinels catches it more often.
+	PubSubSentinels int
 	// ReconcileInterval is how often the background loop re-resolves the
 	// master as a safety net for lost Pub/Sub messages (default 10 s, with
 	// ±20 % jitter; -1 disables the loop).
@@ -122,6 +127,9 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	}
 	if c.SentinelQuorum <= 0 {
 		c.SentinelQuorum = DefaultSentinelQuorum
+	}
+	if c.PubSubSentinels <= 0 {
+		c.PubSubSentinels = DefaultPubSubSentinels
 	}
 	if c.ReconcileInterval == 0 {
 		c.ReconcileInterval = DefaultReconcileInterval

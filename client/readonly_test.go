@@ -127,7 +127,7 @@ func TestSwitchMasterHint(t *testing.T) {
 	promote(t, top.Master, top.Replicas[0])
 	fs.set(top.Replicas[0].Addr(), 2)
 	// The payload lies about the new address: only the query counts.
-	fs.publish("mymaster 127.0.0.1 1 127.0.0.1 2")
+	fs.publish("+switch-master", "mymaster 127.0.0.1 1 127.0.0.1 2")
 	testutil.WaitFor(t, 5*time.Second, "switch to the new master", func() bool {
 		st, _ := StatsOf(rdb)
 		return st.CurrentAddr == top.Replicas[0].Addr()

@@ -44,7 +44,7 @@ type resolver struct {
 	lastErr    error         // error of the last resolution
 	wake       chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
 	conns      map[*trackedConn]struct{}
-	subConn    interface{ Close() error } // pub/sub connection, closed on shutdown
+	subConns   map[net.Conn]struct{} // pub/sub connections, closed on shutdown
 
 	bgOnce sync.Once
 	poke   chan struct{}              // a data connection was closed
@@ -69,6 +69,7 @@ func newResolver(opt FailoverOptions, want string) *resolver {
 		wake:      make(chan struct{}),
 		conns:     make(map[*trackedConn]struct{}),
 		poke:      make(chan struct{}, 1),
+		subConns:  make(map[net.Conn]struct{}),
 	}
 }
 
@@ -397,6 +398,10 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 			return nil, &dialError{ErrClientClosed}
 		}
 		addr, gen, fresh, err := r.target(ctx)
+		if err != nil && ctx.Err() != nil && lastErr != nil {
+			// Out of time while waiting: report what went wrong before.
+			return nil, &dialError{fmt.Errorf("%w (then: %v)", lastErr, ctx.Err())}
+		}
 		if err == nil {
 			var c net.Conn
 			c, err = r.dialVerify(ctx, addr, r.want)

@@ -16,6 +16,7 @@ type masterAnswer struct {
 	addr      string   // advertised master "ip:port"
 	epoch     int64    // config-epoch from SENTINEL MASTER, -1 if unavailable
 	flags     string   // master flags from SENTINEL MASTER
+	promoting bool     // answer is the replica being promoted by this (leader) sentinel
 	sentinels []string // other sentinels this one knows (SENTINEL SENTINELS)
 }
 
@@ -141,6 +142,14 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 			a.epoch = e
 		}
 		a.flags = m["flags"]
+		if m["ip"] != "" && net.JoinHostPort(m["ip"], m["port"]) != a.addr {
+			// The failover leader answers get-master-addr-by-name with the
+			// promoted replica (state reconf-slaves) while SENTINEL MASTER
+			// still shows the old address and config epoch: its answer
+			// belongs to the failover epoch, newer than any config epoch.
+			a.epoch++
+			a.promoting = true
+		}
 	}
 	if rs[2].typ == '*' {
 		for _, s := range rs[2].arr {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
+	"net"
 	"strings"
 	"time"
 
@@ -16,73 +16,49 @@ import (
 // this bounds the delay when the pool held no connection at Close time).
 const checkInterval = time.Second
 
-// subscription is the pub/sub connection to one sentinel.
-type subscription struct {
-	rc   *respConn
-	addr string
-}
+// Pub/sub channels used as hints. +switch-master is published by every
+// sentinel when it adopts a new master; +promoted-slave only by the failover
+// leader, as soon as the replica is promoted (earlier than +switch-master).
+const (
+	chanSwitchMaster  = "+switch-master"
+	chanPromotedSlave = "+promoted-slave"
+)
 
-// startBackground starts the background goroutine once, at the first
-// successful dial of a master client: it keeps the +switch-master
-// subscription (hint only), runs the periodic reconciliation, and notices
-// when the *redis.Client has been closed.
+// startBackground starts, once and at the first successful dial of a master
+// client, the lifecycle goroutine (reconciliation, closed-client detection)
+// and the pub/sub subscribers.
 func (r *resolver) startBackground() {
-	if r.want != roleMaster || (r.opt.DisablePubSub && r.opt.ReconcileInterval < 0) {
+	if r.want != roleMaster {
 		return
 	}
 	r.bgOnce.Do(func() {
 		r.wg.Add(1)
 		go r.run()
+		if !r.opt.DisablePubSub {
+			n := min(r.opt.PubSubSentinels, max(1, len(r.opt.SentinelAddrs)))
+			for i := 0; i < n; i++ {
+				r.wg.Add(1)
+				go r.subscriber(i)
+			}
+		}
 	})
 }
 
+// run is the lifecycle loop: it re-resolves every ReconcileInterval and
+// shuts the resolver down once the *redis.Client is closed.
 func (r *resolver) run() {
 	defer r.wg.Done()
-	var sub *subscription
-	defer func() {
-		if sub != nil {
-			sub.rc.Close()
-		}
-	}()
-	subFails := 0
-	var nextSub time.Time
 	nextReconcile := r.nextReconcile()
 	for !r.closed() {
 		if r.clientGone() {
 			r.shutdown()
 			return
 		}
-		if !r.opt.DisablePubSub && sub == nil && !time.Now().Before(nextSub) {
-			s, err := r.subscribe()
-			if err != nil {
-				subFails++
-				nextSub = time.Now().Add(backoff(subFails, 100*time.Millisecond, 5*time.Second))
-			} else {
-				subFails = 0
-				sub = s
-				if r.hasAddr() {
-					// Catch up on anything missed while unsubscribed.
-					_ = r.resolveShared(r.ctx)
-				}
-			}
-		}
 		wakeAt := time.Now().Add(checkInterval)
 		if !nextReconcile.IsZero() && nextReconcile.Before(wakeAt) {
 			wakeAt = nextReconcile
 		}
-		if sub == nil && !r.opt.DisablePubSub && nextSub.Before(wakeAt) {
-			wakeAt = nextSub
-		}
-		if sub != nil {
-			if err := r.readSub(sub, wakeAt); err != nil {
-				sub.rc.Close()
-				r.setSubConn(nil)
-				sub = nil
-				nextSub = time.Now().Add(backoff(0, 50*time.Millisecond, 100*time.Millisecond))
-			}
-		} else {
-			r.idle(wakeAt)
-		}
+		r.idle(wakeAt)
 		if !nextReconcile.IsZero() && !time.Now().Before(nextReconcile) {
 			if r.hasAddr() {
 				r.stats.reconciles.Add(1)
@@ -121,16 +97,60 @@ func (r *resolver) idle(t time.Time) {
 	}
 }
 
-// subscribe connects to the first sentinel (in list order) that accepts
-// SUBSCRIBE +switch-master.
-func (r *resolver) subscribe() (*subscription, error) {
+// subscriber keeps one pub/sub subscription, preferably to the i-th
+// sentinel of the list, re-established with jittered backoff when it fails.
+func (r *resolver) subscriber(i int) {
+	defer r.wg.Done()
+	fails := 0
+	for !r.closed() {
+		rc, addr, err := r.subscribe(i)
+		if err != nil {
+			fails++
+			if r.sleepCtx(backoff(fails, 100*time.Millisecond, 5*time.Second)) != nil {
+				return
+			}
+			continue
+		}
+		fails = 0
+		if r.hasAddr() {
+			// Catch up on anything missed while unsubscribed.
+			_ = r.resolveShared(r.ctx)
+		}
+		r.readSub(rc, addr)
+		r.dropSubConn(rc)
+		rc.Close()
+		if r.sleepCtx(backoff(0, 50*time.Millisecond, 100*time.Millisecond)) != nil {
+			return
+		}
+	}
+}
+
+// sleepCtx waits d or until shutdown.
+func (r *resolver) sleepCtx(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-r.ctx.Done():
+		return ErrClientClosed
+	}
+}
+
+// subscribe connects to the i-th sentinel of the list (or the following
+// ones if it fails) and subscribes to the hint channels.
+func (r *resolver) subscribe(i int) (*respConn, string, error) {
 	r.mu.Lock()
 	order := append([]string(nil), r.sentinels...)
 	r.mu.Unlock()
+	if i >= len(order) {
+		return nil, "", errors.New("no sentinel for this subscriber")
+	}
 	var errs []error
-	for _, s := range order {
+	for k := 0; k < len(order); k++ {
+		s := order[(i+k)%len(order)]
 		if r.closed() {
-			return nil, ErrClientClosed
+			return nil, "", ErrClientClosed
 		}
 		deadline := deadlineFor(r.ctx, r.opt.SentinelTimeout)
 		c, err := dialWith(r.ctx, r.opt.SentinelDialer, r.opt.SentinelTLSConfig, s, deadline)
@@ -139,11 +159,17 @@ func (r *resolver) subscribe() (*subscription, error) {
 			continue
 		}
 		rc := newRespConn(c)
-		cmds := [][]string{{"SUBSCRIBE", "+switch-master"}}
+		cmds := [][]string{{"SUBSCRIBE", chanSwitchMaster, chanPromotedSlave}}
 		if auth := authCmd(r.opt.SentinelUsername, r.opt.SentinelPassword); auth != nil {
 			cmds = append([][]string{auth}, cmds...)
 		}
+		// Two confirmations for the two channels.
 		rs, err := rc.do(deadline, cmds...)
+		if err == nil {
+			var extra reply
+			extra, _, err = readReply(rc.br, 0)
+			rs = append(rs, extra)
+		}
 		if err == nil {
 			for _, x := range rs {
 				if e := x.err(); e != nil {
@@ -151,90 +177,86 @@ func (r *resolver) subscribe() (*subscription, error) {
 				}
 			}
 		}
+		if err == nil {
+			err = rc.SetDeadline(time.Time{})
+		}
 		if err != nil {
 			c.Close()
 			errs = append(errs, &SentinelError{Addr: s, Err: err})
 			continue
 		}
-		if !r.setSubConn(c) {
+		if !r.addSubConn(rc) {
 			c.Close()
-			return nil, ErrClientClosed
+			return nil, "", ErrClientClosed
 		}
-		return &subscription{rc: rc, addr: s}, nil
+		return rc, s, nil
 	}
-	return nil, &DiscoveryError{Kind: ErrNoSentinelReachable, Master: r.opt.MasterName, Attempts: errs}
+	return nil, "", &DiscoveryError{Kind: ErrNoSentinelReachable, Master: r.opt.MasterName, Attempts: errs}
 }
 
-// setSubConn records the pub/sub connection so shutdown and pokes can
-// interrupt its blocking read; it reports false after shutdown.
-func (r *resolver) setSubConn(c interface {
-	Close() error
-	SetReadDeadline(time.Time) error
-}) bool {
+// addSubConn records a pub/sub connection so that shutdown can interrupt
+// its blocking read; it reports false after shutdown.
+func (r *resolver) addSubConn(c net.Conn) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c == nil {
-		r.subConn = nil
-		return true
-	}
 	if r.closed() {
 		return false
 	}
-	r.subConn = c
+	r.subConns[c] = struct{}{}
 	return true
 }
 
-// readSub reads pub/sub messages until t. A timeout at a message boundary
-// is not an error; anything else ends the subscription.
-func (r *resolver) readSub(s *subscription, t time.Time) error {
-	if err := s.rc.SetReadDeadline(t); err != nil {
-		return err
-	}
+func (r *resolver) dropSubConn(c net.Conn) {
+	r.mu.Lock()
+	delete(r.subConns, c)
+	r.mu.Unlock()
+}
+
+// readSub reads pub/sub messages until the connection fails or is closed.
+func (r *resolver) readSub(rc *respConn, from string) {
 	for {
-		m, started, err := readReply(s.rc.br, 0)
+		m, _, err := readReply(rc.br, 0)
 		if err != nil {
-			if !started && errors.Is(err, os.ErrDeadlineExceeded) {
-				return nil
-			}
-			return err
+			return
 		}
 		if m.typ != '*' || len(m.arr) != 3 || m.arr[0].str != "message" {
 			continue
 		}
-		r.onSwitchMaster(m.arr[2].str)
+		r.onEvent(m.arr[1].str, m.arr[2].str, from)
 	}
 }
 
-// onSwitchMaster handles a +switch-master payload
-// "<name> <old-ip> <old-port> <new-ip> <new-port>": for our master it only
-// wakes the resolver; the new address still comes from a sentinel query
-// verified with ROLE.
-func (r *resolver) onSwitchMaster(payload string) {
+// onEvent handles a hint. "+switch-master <name> <old-ip> <old-port>
+// <new-ip> <new-port>" and "+promoted-slave slave <ip:port> <ip> <port> @
+// <name> <master-ip> <master-port>" only wake the resolver: the new address
+// still comes from a sentinel query verified with ROLE. The sentinel that
+// sent the hint is asked first, since it has the newest view.
+func (r *resolver) onEvent(channel, payload, from string) {
 	f := strings.Fields(payload)
-	if len(f) < 1 || f[0] != r.opt.MasterName {
+	switch {
+	case channel == chanSwitchMaster && len(f) >= 1 && f[0] == r.opt.MasterName:
+	case channel == chanPromotedSlave && len(f) >= 6 && f[4] == "@" && f[5] == r.opt.MasterName:
+	default:
 		return
 	}
 	r.stats.pubSubHints.Add(1)
+	r.mu.Lock()
+	r.sentinels.toFront(from)
+	r.mu.Unlock()
 	r.hint()
 	_ = r.resolveShared(r.ctx)
 }
 
 // connClosed is called when go-redis closes one of our connections; it
-// wakes the background goroutine so it can check whether the whole client
+// wakes the lifecycle goroutine so it can check whether the whole client
 // was closed.
 func (r *resolver) connClosed(c *trackedConn) {
 	r.mu.Lock()
 	delete(r.conns, c)
-	sub := r.subConn
 	r.mu.Unlock()
 	select {
 	case r.poke <- struct{}{}:
 	default:
-	}
-	if sub != nil {
-		if d, ok := sub.(interface{ SetReadDeadline(time.Time) error }); ok {
-			_ = d.SetReadDeadline(time.Now())
-		}
 	}
 }
 
@@ -257,11 +279,11 @@ func (r *resolver) shutdown() {
 	r.once.Do(func() {
 		r.cancel()
 		r.mu.Lock()
-		sub := r.subConn
-		r.subConn = nil
+		subs := r.subConns
+		r.subConns = map[net.Conn]struct{}{}
 		r.mu.Unlock()
-		if sub != nil {
-			sub.Close()
+		for c := range subs {
+			c.Close()
 		}
 		registry.Delete(r.key)
 	})
