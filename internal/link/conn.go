@@ -1,0 +1,331 @@
+package link
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// pendingCmd is a command written (or queued) and waiting for its reply.
+type pendingCmd struct {
+	tag   Tag
+	flags SendFlag
+}
+
+// conn is one outbound connection: a goroutine that dials and then reads,
+// plus a writer goroutine that drains the output queue.
+type conn struct {
+	m    *Manager
+	id   ID
+	addr string
+	kind Kind
+
+	killed   chan struct{} // closed by kill: the caller closed us
+	killOnce sync.Once
+	wake     chan struct{} // capacity 1: output queued
+
+	mu      sync.Mutex
+	nc      net.Conn
+	out     []byte
+	pending []pendingCmd
+	dead    bool  // no more sends accepted
+	err     error // first failure
+}
+
+func newConn(m *Manager, id ID, addr string, kind Kind) *conn {
+	return &conn{
+		m:      m,
+		id:     id,
+		addr:   addr,
+		kind:   kind,
+		killed: make(chan struct{}),
+		wake:   make(chan struct{}, 1),
+	}
+}
+
+// send queues one command; it never blocks on the network.
+func (c *conn) send(tag Tag, args []string, flags SendFlag) bool {
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return false
+	}
+	if len(c.pending) >= c.m.cfg.MaxPending {
+		// The tag is reported as pending in Closed, like the others.
+		c.pending = append(c.pending, pendingCmd{tag: tag, flags: flags})
+		c.mu.Unlock()
+		c.fail(fmt.Errorf("%w: %d commands waiting on %s", ErrQueueFull, c.m.cfg.MaxPending, c.addr))
+		return true
+	}
+	c.out = appendCommand(c.out, args)
+	c.pending = append(c.pending, pendingCmd{tag: tag, flags: flags})
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// kill is the caller's Close: silent from now on.
+func (c *conn) kill() {
+	c.killOnce.Do(func() { close(c.killed) })
+	c.fail(errClosedByCaller)
+}
+
+var errClosedByCaller = errors.New("link: closed by caller")
+
+// fail records the first error, refuses further sends and closes the
+// socket, which unblocks the reader and the writer.
+func (c *conn) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.dead = true
+	nc := c.nc
+	c.mu.Unlock()
+	if nc != nil {
+		_ = nc.Close()
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run dials, reports Connected, starts the writer and reads until the
+// connection ends; then it reports Closed with every pending tag.
+func (c *conn) run() {
+	defer c.m.wg.Done()
+	nc, err := c.dial()
+	if err != nil {
+		c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
+		c.finish()
+		return
+	}
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		_ = nc.Close()
+		c.finish()
+		return
+	}
+	c.nc = nc
+	c.mu.Unlock()
+
+	c.m.emit(c, Connected{ID: c.id, LocalIP: localIP(nc)})
+
+	stopWriter := make(chan struct{})
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		c.writeLoop(nc, stopWriter)
+	}()
+	c.readLoop(nc)
+	close(stopWriter)
+	<-writerDone
+	c.finish()
+}
+
+// finish reports Closed (unless the caller closed the connection).
+func (c *conn) finish() {
+	c.mu.Lock()
+	err := c.err
+	tags := make([]Tag, len(c.pending))
+	for i, p := range c.pending {
+		tags[i] = p.tag
+	}
+	c.pending = nil
+	c.dead = true
+	c.mu.Unlock()
+	if !c.m.forget(c) {
+		return // closed by the caller or by Shutdown: silent
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: %s", ErrConnLost, c.addr)
+	}
+	c.m.emit(c, Closed{ID: c.id, Err: err, Pending: tags})
+}
+
+func (c *conn) dial() (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.m.cfg.DialTimeout)
+	defer cancel()
+	go func() { // abort the dial when the caller closes us
+		select {
+		case <-c.killed:
+		case <-c.m.done:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetKeepAlive(true)
+		_ = tc.SetNoDelay(true)
+	}
+	if c.m.cfg.TLS == nil {
+		return nc, nil
+	}
+	cfg := c.m.cfg.TLS.Clone()
+	if cfg.ServerName == "" {
+		if host, _, err := net.SplitHostPort(c.addr); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("tls handshake: %w", err)
+	}
+	return tc, nil
+}
+
+func (c *conn) writeLoop(nc net.Conn, stop <-chan struct{}) {
+	var spare []byte
+	for {
+		select {
+		case <-c.wake:
+		case <-stop:
+			return
+		}
+		c.mu.Lock()
+		buf := c.out
+		c.out = spare[:0]
+		dead := c.dead
+		c.mu.Unlock()
+		if dead {
+			return
+		}
+		if len(buf) == 0 {
+			continue
+		}
+		_ = nc.SetWriteDeadline(time.Now().Add(c.m.cfg.WriteTimeout))
+		if _, err := nc.Write(buf); err != nil {
+			c.fail(fmt.Errorf("%w: write to %s: %w", ErrConnLost, c.addr, err))
+			return
+		}
+		spare = buf
+	}
+}
+
+func (c *conn) readLoop(nc net.Conn) {
+	lr := &limitedReader{r: nc, max: c.m.cfg.MaxReplyBytes}
+	rd := resp.NewReaderLimits(lr, resp.Limits{
+		MaxBulkLen:  c.m.cfg.MaxBulkLen,
+		MaxArrayLen: c.m.cfg.MaxArrayLen,
+		MaxDepth:    c.m.cfg.MaxDepth,
+	})
+	for {
+		v, err := rd.ReadValue()
+		if err != nil {
+			c.fail(c.readError(err))
+			return
+		}
+		lr.reset()
+		if c.kind == PubSub {
+			if ch, payload, ok := pubsubMessage(v); ok {
+				if !c.m.emit(c, Message{ID: c.id, Channel: ch, Payload: payload}) {
+					return
+				}
+				continue
+			}
+		}
+		c.mu.Lock()
+		if len(c.pending) == 0 {
+			c.mu.Unlock()
+			c.fail(fmt.Errorf("%w: %s sent a %s", ErrUnexpectedReply, c.addr, v.Kind))
+			return
+		}
+		p := c.pending[0]
+		c.pending = c.pending[1:]
+		c.mu.Unlock()
+		if !c.m.emit(c, Reply{ID: c.id, Tag: p.tag, Value: v}) {
+			return
+		}
+		if p.flags&CloseOnError != 0 && v.IsError() {
+			c.fail(fmt.Errorf("%w: %s: %s", ErrSubscribeFailed, c.addr, v.Str))
+			return
+		}
+	}
+}
+
+// readError classifies a read failure.
+func (c *conn) readError(err error) error {
+	c.mu.Lock()
+	first := c.err
+	c.mu.Unlock()
+	switch {
+	case first != nil:
+		return first // we closed the socket ourselves; keep the real cause
+	case errors.Is(err, ErrReplyTooLarge):
+		return fmt.Errorf("%w: %s sent more than %d bytes in one reply", ErrReplyTooLarge, c.addr, c.m.cfg.MaxReplyBytes)
+	case errors.Is(err, resp.ErrProtocol):
+		return fmt.Errorf("%w: %s: %w", ErrProtocol, c.addr, err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: %s closed the connection", ErrConnLost, c.addr)
+	default:
+		return fmt.Errorf("%w: read from %s: %w", ErrConnLost, c.addr, err)
+	}
+}
+
+// pubsubMessage recognises ["message", channel, payload].
+func pubsubMessage(v resp.Value) (channel, payload string, ok bool) {
+	if (v.Kind != resp.KindArray && v.Kind != resp.KindPush) || len(v.Elems) != 3 {
+		return "", "", false
+	}
+	kind, ok1 := v.Elems[0].Text()
+	ch, ok2 := v.Elems[1].Text()
+	msg, ok3 := v.Elems[2].Text()
+	if !ok1 || !ok2 || !ok3 || !strings.EqualFold(kind, "message") {
+		return "", "", false
+	}
+	return ch, msg, true
+}
+
+// localIP returns the local IP of a connection, without zone or port.
+func localIP(nc net.Conn) string {
+	if a, ok := nc.LocalAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	host, _, err := net.SplitHostPort(nc.LocalAddr().String())
+	if err != nil {
+		return ""
+	}
+	return host
+}
+
+// limitedReader fails once more than max bytes were read since the last
+// reset; the reader resets it after every complete reply, so memory held
+// for one reply stays below max plus one read buffer.
+type limitedReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n >= l.max {
+		return 0, ErrReplyTooLarge
+	}
+	if rem := l.max - l.n; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
+}
+
+func (l *limitedReader) reset() { l.n = 0 }
