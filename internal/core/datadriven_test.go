@@ -166,9 +166,11 @@ func (w *world) do(t *testing.T, d directive) {
 			q, _ := strconv.Atoi(p[2])
 			cfg.Masters = append(cfg.Masters, MasterConfig{
 				Name: p[0], Addr: Addr{Host: r.ip, Port: r.port}, Quorum: q,
-				DownAfter:       Millis(d.int(t, "down-after", 5000)),
-				FailoverTimeout: Millis(d.int(t, "failover-timeout", 20000)),
-				ParallelSyncs:   d.int(t, "parallel-syncs", 1),
+				DownAfter:            Millis(d.int(t, "down-after", 5000)),
+				FailoverTimeout:      Millis(d.int(t, "failover-timeout", 20000)),
+				ParallelSyncs:        d.int(t, "parallel-syncs", 1),
+				NotificationScript:   d.kv["notify"],
+				ClientReconfigScript: d.kv["reconfig"],
 			})
 		}
 		w.addSentinel(d.kv["name"], cfg.Port, cfg)
