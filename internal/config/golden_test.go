@@ -17,6 +17,7 @@ var goldenCases = []struct {
 	name, conf string
 	daemon     bool
 	pass       string // requirepass, to AUTH before FLUSHCONFIG
+	steps      []step // runtime changes, each flushed by both
 }{
 	{name: "minimal", conf: "sentinel monitor mymaster 127.0.0.1 {{M}} 2\n"},
 	{name: "handwritten", conf: `# Example sentinel.conf written by an operator.
@@ -88,6 +89,49 @@ enable-debug-command yes
 save 900 1
 protected-mode no
 `},
+	{name: "hostnames", conf: `sentinel myid {{ID}}
+sentinel resolve-hostnames yes
+sentinel announce-hostnames yes
+sentinel monitor m1 localhost {{M}} 2
+sentinel known-replica m1 localhost 6390
+sentinel known-replica m1 ::1 6391
+`},
+	{name: "sentinel-set", conf: `# runtime changes through SENTINEL SET / CONFIG SET
+sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 2
+sentinel failover-timeout m1 60000
+# keep this comment
+sentinel auth-pass m1 old
+`, steps: []step{
+		{"SENTINEL SET m1 down-after-milliseconds 1234", func(c *Config, _ int) { c.Master("m1").DownAfterMillis = 1234 }},
+		{"SENTINEL SET m1 failover-timeout 180000", func(c *Config, _ int) { c.Master("m1").FailoverTimeoutMillis = 180000 }},
+		{"SENTINEL SET m1 parallel-syncs 5", func(c *Config, _ int) { c.Master("m1").ParallelSyncs = 5 }},
+		{"SENTINEL SET m1 quorum 1", func(c *Config, _ int) { c.Master("m1").Quorum = 1 }},
+		{"SENTINEL SET m1 auth-pass new", func(c *Config, _ int) { c.Master("m1").AuthPass = "new" }},
+		{"SENTINEL SET m1 rename-command CONFIG cfg", func(c *Config, _ int) {
+			c.Master("m1").RenameCommands = append(c.Master("m1").RenameCommands, Rename{"CONFIG", "cfg"})
+		}},
+		{"SENTINEL CONFIG SET announce-port 5555", func(c *Config, _ int) { c.Sentinel.AnnouncePort = 5555 }},
+		{"SENTINEL CONFIG SET resolve-hostnames yes", func(c *Config, _ int) { c.Sentinel.ResolveHostnames = true }},
+	}},
+	{name: "remove-and-monitor", conf: `sentinel myid {{ID}}
+sentinel monitor old 127.0.0.1 {{M}} 2
+sentinel down-after-milliseconds old 5000
+sentinel known-replica old 127.0.0.1 6390
+`, steps: []step{
+		{"SENTINEL REMOVE old", func(c *Config, _ int) { c.Sentinel.Masters = nil }},
+		{"SENTINEL MONITOR new 127.0.0.2 {{M}} 3", func(c *Config, mport int) {
+			c.Sentinel.Masters = []*Master{{Name: "new", Host: "127.0.0.2", Port: mport, Quorum: 3,
+				DownAfterMillis: DefaultDownAfterMillis, FailoverTimeoutMillis: DefaultFailoverTimeoutMillis, ParallelSyncs: 1}}
+		}},
+	}},
+}
+
+// step is one runtime change: a command for the real sentinel and the same
+// change applied to our Config (mport is the master port of the case).
+type step struct {
+	cmd   string
+	apply func(c *Config, mport int)
 }
 
 func expand(conf, dir string, mport int) string {
@@ -97,7 +141,7 @@ func expand(conf, dir string, mport int) string {
 
 // oursLikeReal applies our rewrite to input the number of times real
 // Sentinel did (one extra at startup when the file had no myid).
-func oursLikeReal(t *testing.T, input, dir string, port int, myid string) string {
+func oursLikeReal(t *testing.T, input, dir string, port, mport int, myid string, steps []step) string {
 	t.Helper()
 	c, err := Parse(strings.NewReader(input), "sentinel.conf")
 	if err != nil {
@@ -112,6 +156,10 @@ func oursLikeReal(t *testing.T, input, dir string, port int, myid string) string
 	out := input
 	if c.Sentinel.MyID == "" {
 		c.Sentinel.MyID = myid
+		out = string(RewriteContent([]byte(out), c))
+	}
+	for _, st := range steps {
+		st.apply(c, mport)
 		out = string(RewriteContent([]byte(out), c))
 	}
 	return string(RewriteContent([]byte(out), c))
@@ -131,7 +179,11 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 			if tc.daemon {
 				pidfile = filepath.Join(dir, "sentinel.pid")
 			}
-			real := runReal(t, dir, port, pidfile, tc.pass)
+			var cmds []string
+			for _, st := range tc.steps {
+				cmds = append(cmds, expand(st.cmd, dir, mport))
+			}
+			real := runReal(t, dir, port, pidfile, tc.pass, cmds...)
 
 			// (a) our parser loads what real Sentinel wrote.
 			c, err := Parse(strings.NewReader(real), "real.conf")
@@ -145,7 +197,7 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 				capture(t, tc.name, real, dir, mport, port)
 			}
 			// (b) our rewrite of the input equals real's output.
-			ours := oursLikeReal(t, input, dir, port, myidOf(real))
+			ours := oursLikeReal(t, input, dir, port, mport, myidOf(real), tc.steps)
 			if err := diffLines(normalize(real), normalize(ours)); err != errNoDiff {
 				t.Errorf("%v\n--- real\n%s--- ours\n%s", err, real, ours)
 			}

@@ -90,7 +90,7 @@ func command(t *testing.T, port int, cmds ...string) string {
 // port, makes it rewrite its config with SENTINEL FLUSHCONFIG, stops it and
 // returns the file. With daemonize yes it waits for pidfile and kills the
 // daemon by the PID it wrote.
-func runReal(t *testing.T, dir string, port int, pidfile, pass string) string {
+func runReal(t *testing.T, dir string, port int, pidfile, pass string, before ...string) string {
 	t.Helper()
 	conf := filepath.Join(dir, "sentinel.conf")
 	cmd := exec.Command(realSentinel, "sentinel.conf", "--port", strconv.Itoa(port))
@@ -126,7 +126,13 @@ func runReal(t *testing.T, dir string, port int, pidfile, pass string) string {
 		}
 	}
 	waitPort(t, port)
-	cmds := []string{"SENTINEL FLUSHCONFIG"}
+	cmds := append(append([]string(nil), before...), "SENTINEL FLUSHCONFIG")
+	for _, c := range before {
+		if r := command(t, port, c); strings.HasPrefix(r, "-") {
+			t.Fatalf("%s: %s", c, r)
+		}
+	}
+	cmds = cmds[len(before):]
 	if pass != "" {
 		cmds = append([]string{"AUTH " + pass}, cmds...)
 	}
