@@ -310,6 +310,17 @@ func (a *acl) defaultNoPass() bool {
 	return d != nil && d.nopass
 }
 
+// check returns, under one lock, whether new connections are open
+// (default user on and nopass) and whether user name may run c.
+func (a *acl) check(name string, c *command) (open, allowed bool) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	d := a.users["default"]
+	open = d != nil && d.enabled && d.nopass
+	u := a.users[name]
+	return open, u != nil && u.allowed[c.name]
+}
+
 // canRun reports whether user name may run command c.
 func (a *acl) canRun(name string, c *command) bool {
 	a.mu.RLock()

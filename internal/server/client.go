@@ -118,6 +118,13 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.conn.Read(p)
 	c.s.stats.netIn.Add(int64(n))
+	if n > 0 {
+		// Like Redis' lastinteraction: refreshed per read, not per command.
+		now := time.Now()
+		c.mu.Lock()
+		c.lastActive = now
+		c.mu.Unlock()
+	}
 	return n, err
 }
 
@@ -144,9 +151,6 @@ func (c *client) readLoop() {
 			return
 		}
 		c.s.stats.commands.Add(1)
-		c.mu.Lock()
-		c.lastActive = time.Now()
-		c.mu.Unlock()
 		c.exec(args)
 		if c.closeNext {
 			c.flush()

@@ -117,14 +117,18 @@ func (c *client) exec(args [][]byte) {
 	if top.parent != nil {
 		top = top.parent
 	}
-	if !top.noAuth && c.authRequired() {
+	// One snapshot of the connection state per command.
+	c.mu.Lock()
+	authed, user, proto := c.authenticated, c.user, c.proto
+	subscribed := len(c.channels)+len(c.patterns) > 0
+	c.lastCmd = cmd.name
+	c.mu.Unlock()
+	open, allowed := c.s.acl.check(user, cmd)
+	if !top.noAuth && !authed && !open {
 		c.addError("NOAUTH Authentication required.")
 		return
 	}
-	c.mu.Lock()
-	user := c.user
-	c.mu.Unlock()
-	if !c.s.acl.canRun(user, cmd) {
+	if !allowed {
 		c.addError("NOPERM this user has no permissions to run the '" + cmd.name + "' command")
 		return
 	}
@@ -132,13 +136,10 @@ func (c *client) exec(args [][]byte) {
 		c.addError("NOPERM this user has no permissions to access one of the channels used as arguments")
 		return
 	}
-	if !allowedInPubsub[top.name] && c.protocol() == resp.RESP2 && c.subscribed() {
+	if subscribed && proto == resp.RESP2 && !allowedInPubsub[top.name] {
 		c.addError("ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
-	c.mu.Lock()
-	c.lastCmd = cmd.name
-	c.mu.Unlock()
 	handlers[top.name](c, cmd, args)
 }
 
