@@ -341,7 +341,11 @@ func missingKeys(ctx context.Context, c *redis.Client, keys []string) ([]string,
 			return nil, fmt.Errorf("EXISTS on the new master: %w", err)
 		}
 		for j, cmd := range cmds {
-			if n, _ := cmd.(*redis.IntCmd).Result(); n == 0 {
+			ic, ok := cmd.(*redis.IntCmd)
+			if !ok {
+				return nil, fmt.Errorf("EXISTS on the new master: unexpected reply type %T", cmd)
+			}
+			if n, _ := ic.Result(); n == 0 {
 				missing = append(missing, chunk[j])
 			}
 		}

@@ -13,8 +13,9 @@ import (
 // Watch subscribes (PSUBSCRIBE *) to every sentinel in o and calls sink for
 // each event, serialised (sink is never called concurrently) in arrival
 // order, each stamped with its local receive time and source sentinel. A
-// sentinel whose link drops is retried with a capped back-off; the drop and
-// the recovery are reported to sink as Meta events "link-down"/"link-up".
+// sentinel whose link drops is retried with a capped back-off; the drop
+// (once per outage, also when the first attempt fails) and the recovery are
+// reported to sink as Meta events "link-down"/"link-up".
 //
 // The returned ready channel is closed once every sentinel was subscribed
 // or failed its first attempt; Watch returns (after all goroutines ended)
@@ -54,21 +55,25 @@ func watchOne(ctx context.Context, o *ConnOptions, addr string, emit func(Event)
 	var once sync.Once
 	defer once.Do(firstDone)
 	backoff := 100 * time.Millisecond
-	wasUp := false
+	down := false // a link-down was reported and no link-up since
 	for ctx.Err() == nil {
 		err := subscribeLoop(ctx, o, addr, emit, func() {
 			once.Do(firstDone)
 			backoff = 100 * time.Millisecond
-			if wasUp {
+			if down {
+				down = false
 				emit(Event{Time: time.Now(), Source: addr, Type: "link-up", Payload: "resubscribed", Meta: true})
 			}
-			wasUp = true
 		})
 		once.Do(firstDone)
 		if ctx.Err() != nil {
 			return
 		}
-		emit(Event{Time: time.Now(), Source: addr, Type: "link-down", Payload: err.Error(), Meta: true})
+		if !down {
+			// Reported once per outage, not on every failed retry.
+			down = true
+			emit(Event{Time: time.Now(), Source: addr, Type: "link-down", Payload: err.Error(), Meta: true})
+		}
 		select {
 		case <-ctx.Done():
 			return
