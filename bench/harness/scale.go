@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -48,7 +49,10 @@ func (o *ScaleOpts) defaults() {
 
 // ScaleResult is the outcome of one scale run.
 type ScaleResult struct {
-	HealthyMs  float64 // sentinel start → every master healthy on every sentinel
+	HealthyMs float64 // sentinel start → every master healthy on every sentinel
+	// StallMs is the slowest SENTINEL MASTERS reply while waiting for all
+	// healthy: how long the sentinel stopped answering during start-up.
+	StallMs    float64
 	CPUPercent float64 // median over sentinels, one core = 100
 	RSSMiB     float64 // median over sentinels
 }
@@ -88,20 +92,27 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 		conf, port, log := writeSentinelConf(env, body.String())
 		sents = append(sents, testutil.StartSentinelConf(env, impl.Bin, conf, port, log))
 	}
-	var healthyAt time.Time
+	stall := time.Duration(0)
 	for _, s := range sents {
 		addr := s.Addr()
 		for {
-			if err := scaleHealthy(addr, o.Masters, o.Sentinels-1); err == nil {
+			left := o.Ready - time.Since(t0)
+			if left <= 0 {
+				return ScaleResult{}, fmt.Errorf("scale %s %d masters: %w within %v", impl.Name, o.Masters, ErrNotHealthy, o.Ready)
+			}
+			q0 := time.Now()
+			err := scaleHealthy(addr, o.Masters, o.Sentinels-1, left)
+			stall = max(stall, time.Since(q0))
+			if err == nil {
 				break
-			} else if time.Since(t0) > o.Ready {
-				return ScaleResult{}, fmt.Errorf("scale %s %d masters: not healthy within %v: %w", impl.Name, o.Masters, o.Ready, err)
+			}
+			if time.Since(t0) > o.Ready {
+				return ScaleResult{}, fmt.Errorf("scale %s %d masters: %w within %v: %v", impl.Name, o.Masters, ErrNotHealthy, o.Ready, err)
 			}
 			time.Sleep(o.PollEvery) // no event says "all healthy": poll
 		}
 	}
-	healthyAt = time.Now()
-	r := ScaleResult{HealthyMs: sinceMs(t0, healthyAt)}
+	r := ScaleResult{HealthyMs: sinceMs(t0, time.Now()), StallMs: float64(stall.Microseconds()) / 1000}
 	us := make([]Usage, len(sents))
 	errs := make([]error, len(sents))
 	var wg sync.WaitGroup
@@ -126,12 +137,17 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 	return r, nil
 }
 
+// ErrNotHealthy is returned when the masters are not all healthy in time.
+var ErrNotHealthy = errors.New("masters not all healthy")
+
 func scaleName(i int) string { return "m" + strconv.Itoa(i) }
 
 // scaleHealthy checks one sentinel's SENTINEL MASTERS: n masters, each with
 // flags exactly "master", at least one replica and the other sentinels.
-func scaleHealthy(addr string, n, others int) error {
-	ms, err := ask(addr, func(c *Conn) ([]map[string]string, error) { return Masters(c, 10*time.Second) })
+// The reply may take long while the sentinel is busy starting up, so the
+// timeout is what is left of the wait, not a short poll timeout.
+func scaleHealthy(addr string, n, others int, timeout time.Duration) error {
+	ms, err := ask(addr, func(c *Conn) ([]map[string]string, error) { return Masters(c, timeout) })
 	if err != nil {
 		return err
 	}
