@@ -119,10 +119,14 @@ func TestFailoverSIGKILL(t *testing.T) {
 				return len(w.acked) > 10
 			})
 			old := c.top.Master.Addr()
-			w.setMark()
 			kill := time.Now()
 			c.top.Master.Kill()
+			w.setMark() // after the exit: later acknowledgements come from elsewhere
 			testutil.WaitFor(t, 30*time.Second, "a write acknowledged after the kill", w.recovered)
+			testutil.WaitFor(t, 10*time.Second, "the client on a new master", func() bool {
+				st, _ := StatsOf(rdb)
+				return st.CurrentAddr != old && st.CurrentAddr != ""
+			})
 			w.mu.Lock()
 			recovery := w.first.Sub(kill)
 			failed := w.failed
