@@ -181,6 +181,9 @@ func (c *Config) include(path string, depth int) error {
 	if depth >= maxIncludeDepth {
 		return fmt.Errorf("config: include %s: nested too deeply: %w", path, ErrConfig)
 	}
+	if !filepath.IsAbs(path) && c.Server.AbsDir != "" {
+		path = filepath.Join(c.Server.AbsDir, path) // relative to the cwd after dir
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("config: include %s: %w", path, err)

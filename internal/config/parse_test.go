@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -177,5 +178,29 @@ func TestAcceptedByRealSentinel(t *testing.T) {
 	out := runReal(t, dir, freePort(t), "", "")
 	if _, err := Parse(strings.NewReader(out), "rewritten.conf"); err != nil {
 		t.Fatalf("we reject real's rewrite of it: %v\n%s", err, out)
+	}
+}
+
+func TestInclude(t *testing.T) {
+	dir := t.TempDir()
+	inc := filepath.Join(dir, "inc.conf")
+	if err := os.WriteFile(inc, []byte("port 7000\nsentinel monitor m 127.0.0.1 6379 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := "dir " + dir + "\ninclude inc.conf\n"
+	_, err := Parse(strings.NewReader(conf), "main.conf")
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != inc || ce.Line != 2 || ce.Msg != msgQuorum {
+		t.Fatalf("error from included file: %v", err)
+	}
+	if _, err := Parse(strings.NewReader("include "+os.DevNull+"\n"), "x"); !errors.Is(err, ErrConfig) {
+		t.Fatalf("include of a device: %v", err)
+	}
+	self := filepath.Join(dir, "self.conf")
+	if err := os.WriteFile(self, []byte("include "+self+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(self); !errors.Is(err, ErrConfig) {
+		t.Fatalf("include loop: %v", err)
 	}
 }
