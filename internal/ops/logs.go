@@ -8,6 +8,7 @@ import (
 
 type quietLogger struct{}
 
+// Printf discards the message.
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // SilenceDriverLogs stops go-redis from printing its internal pool messages
