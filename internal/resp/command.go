@@ -67,7 +67,7 @@ func (r *Reader) readMultibulk() (int, error) {
 	for i := int64(0); i < count; i++ {
 		line, err := r.readLine(r.lim.MaxInlineLen, errTooBigBulkCount)
 		if err != nil {
-			return 0, err
+			return 0, unexpectedEOF(err)
 		}
 		if len(line) == 0 || line[0] != '$' {
 			got := byte('\n')

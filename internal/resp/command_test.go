@@ -68,7 +68,8 @@ func TestReadCommand(t *testing.T) {
 		{name: "unbalanced single", in: "SET 'a\r\n", err: "Protocol error: unbalanced quotes in request"},
 		{name: "quote not followed by space", in: "SET \"a\"b\r\n", err: "Protocol error: unbalanced quotes in request"},
 		{name: "truncated bulk", in: "*1\r\n$5\r\nab", err: io.ErrUnexpectedEOF.Error()},
-		{name: "truncated header", in: "*1\r\n", err: io.EOF.Error()},
+		{name: "truncated header", in: "*1\r\n", err: io.ErrUnexpectedEOF.Error()},
+		{name: "truncated inline", in: "PING", err: io.ErrUnexpectedEOF.Error()},
 	}
 	for _, tc := range tests {
 		for _, oneByte := range []bool{false, true} {

@@ -117,6 +117,9 @@ func (r *Reader) readLine(max int, tooBig error) ([]byte, error) {
 			r.buf, r.r, r.w = grown, 0, scanned
 		}
 		if err := r.fill(); err != nil {
+			if scanned > 0 {
+				return nil, unexpectedEOF(err)
+			}
 			return nil, err
 		}
 	}

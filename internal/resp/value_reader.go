@@ -147,7 +147,7 @@ func (r *Reader) readAggregate(typ byte, body []byte, depth int) (Value, error) 
 	for i := int64(0); i < count; i++ {
 		e, err := r.readValue(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return Value{}, unexpectedEOF(err)
 		}
 		elems = append(elems, e)
 	}
@@ -157,7 +157,7 @@ func (r *Reader) readAggregate(typ byte, body []byte, depth int) (Value, error) 
 		// attributes cannot recurse without bound.
 		v, err := r.readValue(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return Value{}, unexpectedEOF(err)
 		}
 		v.Attrs = append(elems, v.Attrs...)
 		return v, nil

@@ -55,7 +55,9 @@ func TestReadValue(t *testing.T) {
 		{name: "negative map", in: "%-1\r\n", err: "Protocol error: invalid aggregate length"},
 		{name: "unknown type", in: "@x\r\n", err: "Protocol error: unknown reply type '@'"},
 		{name: "empty line", in: "\r\n", err: "Protocol error: empty reply line"},
-		{name: "truncated", in: "*2\r\n:1\r\n", err: io.EOF.Error()},
+		{name: "truncated", in: "*2\r\n:1\r\n", err: io.ErrUnexpectedEOF.Error()},
+		{name: "truncated line", in: "+OK", err: io.ErrUnexpectedEOF.Error()},
+		{name: "nothing", in: "", err: io.EOF.Error()},
 		{name: "long line", in: "+" + strings.Repeat("a", 200) + "\r\n", lim: Limits{MaxInlineLen: 100}, err: "Protocol error: too big reply line"},
 	}
 	for _, tc := range tests {

@@ -124,6 +124,9 @@ func (c *client) exec(args [][]byte) {
 	c.lastCmd = cmd.name
 	c.mu.Unlock()
 	open, allowed := c.s.acl.check(user, cmd)
+	// Redis decides per read whether the small unauthenticated input caps
+	// apply; refresh them as the ACL may have changed.
+	c.rd.SetUnauthenticated(!authed && !open)
 	if !top.noAuth && !authed && !open {
 		c.addError("NOAUTH Authentication required.")
 		return

@@ -53,7 +53,7 @@ func TestExactReplies(t *testing.T) {
 		{"client kill bad type", "CLIENT KILL TYPE foo\r\n", "-ERR Unknown client type 'foo'\r\n"},
 		{"client kill bad user", "CLIENT KILL USER nobody\r\n", "-ERR No such user 'nobody'\r\n"},
 		{"client kill bad skipme", "CLIENT KILL SKIPME x\r\n", "-ERR syntax error\r\n"},
-		{"client kill skipme", "CLIENT KILL TYPE normal SKIPME yes\r\n", ":0\r\n"},
+		{"client kill skipme", "CLIENT KILL TYPE master SKIPME yes\r\nCLIENT KILL TYPE slave\r\n", ":0\r\n:0\r\n"},
 		{"client caching", "CLIENT CACHING yes\r\nCLIENT TRACKING on\r\nCLIENT CACHING yes\r\n", "-ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled\r\n+OK\r\n-ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.\r\n"},
 		{"client trackinginfo", "CLIENT TRACKINGINFO\r\n", "*6\r\n$5\r\nflags\r\n*1\r\n$3\r\noff\r\n$8\r\nredirect\r\n:-1\r\n$8\r\nprefixes\r\n*0\r\n"},
 		{"client misc", "CLIENT GETREDIR\r\nCLIENT NO-EVICT on\r\nCLIENT PAUSE 1\r\nCLIENT UNPAUSE\r\nCLIENT UNBLOCK 5\r\nCLIENT REPLY on\r\n", ":-1\r\n+OK\r\n+OK\r\n+OK\r\n:0\r\n+OK\r\n"},
