@@ -16,8 +16,9 @@ const fixedID = "0123456789abcdef0123456789abcdef01234567"
 var goldenCases = []struct {
 	name, conf string
 	daemon     bool
-	pass       string // requirepass, to AUTH before FLUSHCONFIG
-	steps      []step // runtime changes, each flushed by both
+	pass       string   // requirepass, to AUTH before FLUSHCONFIG
+	steps      []step   // runtime changes, each flushed by both
+	args       []string // extra command-line arguments ({{M}} expanded)
 }{
 	{name: "minimal", conf: "sentinel monitor mymaster 127.0.0.1 {{M}} 2\n"},
 	{name: "handwritten", conf: `# Example sentinel.conf written by an operator.
@@ -96,6 +97,9 @@ sentinel monitor m1 localhost {{M}} 2
 sentinel known-replica m1 localhost 6390
 sentinel known-replica m1 ::1 6391
 `},
+	{name: "command-line", conf: "# only comments here\nsentinel myid {{ID}}\n",
+		args: []string{"--sentinel", "monitor", "m1", "127.0.0.1", "{{M}}", "2", "--sentinel", "down-after-milliseconds", "m1", "4000",
+			"--loglevel", "verbose", "--maxclients", "500", "--bind", "127.0.0.1 ::1"}},
 	{name: "sentinel-set", conf: `# runtime changes through SENTINEL SET / CONFIG SET
 sentinel myid {{ID}}
 sentinel monitor m1 127.0.0.1 {{M}} 2
@@ -141,14 +145,11 @@ func expand(conf, dir string, mport int) string {
 
 // oursLikeReal applies our rewrite to input the number of times real
 // Sentinel did (one extra at startup when the file had no myid).
-func oursLikeReal(t *testing.T, input, dir string, port, mport int, myid string, steps []step) string {
+func oursLikeReal(t *testing.T, input, dir string, port, mport int, args []string, myid string, steps []step) string {
 	t.Helper()
-	c, err := Parse(strings.NewReader(input), "sentinel.conf")
+	c, err := ParseArgs(strings.NewReader(input), "sentinel.conf", append([]string{"--port", strconv.Itoa(port)}, args...))
 	if err != nil {
 		t.Fatalf("our parser rejects the input: %v", err)
-	}
-	if err := c.ApplyArgs([]string{"--port", strconv.Itoa(port)}); err != nil {
-		t.Fatalf("ApplyArgs: %v", err)
 	}
 	if c.Server.Dir == "" {
 		c.Server.AbsDir = dir
@@ -183,7 +184,11 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 			for _, st := range tc.steps {
 				cmds = append(cmds, expand(st.cmd, dir, mport))
 			}
-			real := runReal(t, dir, port, pidfile, tc.pass, cmds...)
+			var args []string
+			for _, a := range tc.args {
+				args = append(args, expand(a, dir, mport))
+			}
+			real := runReal(t, dir, port, args, pidfile, tc.pass, cmds...)
 
 			// (a) our parser loads what real Sentinel wrote.
 			c, err := Parse(strings.NewReader(real), "real.conf")
@@ -197,7 +202,7 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 				capture(t, tc.name, real, dir, mport, port)
 			}
 			// (b) our rewrite of the input equals real's output.
-			ours := oursLikeReal(t, input, dir, port, mport, myidOf(real), tc.steps)
+			ours := oursLikeReal(t, input, dir, port, mport, args, myidOf(real), tc.steps)
 			if err := diffLines(normalize(real), normalize(ours)); err != errNoDiff {
 				t.Errorf("%v\n--- real\n%s--- ours\n%s", err, real, ours)
 			}

@@ -78,11 +78,18 @@ func parseBytes(data []byte, name string, args []string) (*Config, error) {
 //
 // ApplyArgs on a Config that was already validated fails if the file alone
 // was invalid; use LoadArgs or ParseArgs to validate file and args together.
+//
+// On error c is left as it was before the call.
 func (c *Config) ApplyArgs(args []string) error {
-	if err := c.parseArgs(args); err != nil {
-		return err
+	saved := c.Clone()
+	err := c.parseArgs(args)
+	if err == nil {
+		err = c.applySentinel()
 	}
-	return c.applySentinel()
+	if err != nil {
+		*c = *saved
+	}
+	return err
 }
 
 // parseArgs appends the command-line directives without the sentinel passes.

@@ -175,7 +175,7 @@ func TestAcceptedByRealSentinel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sentinel.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runReal(t, dir, freePort(t), "", "")
+	out := runReal(t, dir, freePort(t), nil, "", "")
 	if _, err := Parse(strings.NewReader(out), "rewritten.conf"); err != nil {
 		t.Fatalf("we reject real's rewrite of it: %v\n%s", err, out)
 	}
@@ -202,5 +202,40 @@ func TestInclude(t *testing.T) {
 	}
 	if _, err := Load(self); !errors.Is(err, ErrConfig) {
 		t.Fatalf("include loop: %v", err)
+	}
+}
+
+func TestApplyArgs(t *testing.T) {
+	c := mustParse(t, "sentinel monitor m 127.0.0.1 6379 2\n")
+	if err := c.ApplyArgs([]string{"--port", "5000", "--sentinel", "down-after-milliseconds", "m", "100"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Port != 5000 || c.Master("m").DownAfterMillis != 100 {
+		t.Fatalf("args not applied: port %d, down-after %d", c.Server.Port, c.Master("m").DownAfterMillis)
+	}
+	// File of 2 split lines + 2 option lines: the next option is line 5.
+	err := c.ApplyArgs([]string{"--sentinel", "monitor", "m", "127.0.0.1", "6379", "2"})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Line != 5 || ce.Msg != msgDupMaster {
+		t.Fatalf("second ApplyArgs: %v", err)
+	}
+	if err := c.ApplyArgs(nil); err != nil {
+		t.Fatalf("empty args: %v", err)
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	c := mustParse(t, "user a on\nbind 1.2.3.4\nrepl-diskless-sync-delay 0\nsentinel monitor m 127.0.0.1 6379 2\nsentinel known-replica m 127.0.0.1 1\nsentinel rename-command m A B\n")
+	before := string(RewriteContent(nil, c))
+	d := c.Clone()
+	d.Master("m").Port = 1
+	d.Master("m").KnownReplicas[0].Port = 2
+	d.Master("m").RenameCommands[0].New = "C"
+	d.Server.Bind[0] = "x"
+	d.Server.Users[0].Rules[0] = "off"
+	d.Server.Other[0].Args[0] = "9"
+	d.Sentinel.Masters = append(d.Sentinel.Masters, &Master{Name: "n"})
+	if after := string(RewriteContent(nil, c)); after != before {
+		t.Fatalf("changing the clone changed the original:\n%s\n%s", before, after)
 	}
 }

@@ -90,10 +90,11 @@ func command(t *testing.T, port int, cmds ...string) string {
 // port, makes it rewrite its config with SENTINEL FLUSHCONFIG, stops it and
 // returns the file. With daemonize yes it waits for pidfile and kills the
 // daemon by the PID it wrote.
-func runReal(t *testing.T, dir string, port int, pidfile, pass string, before ...string) string {
+func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass string, before ...string) string {
 	t.Helper()
 	conf := filepath.Join(dir, "sentinel.conf")
-	cmd := exec.Command(realSentinel, "sentinel.conf", "--port", strconv.Itoa(port))
+	argv := append([]string{"sentinel.conf", "--port", strconv.Itoa(port)}, args...)
+	cmd := exec.Command(realSentinel, argv...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
