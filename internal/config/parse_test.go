@@ -226,7 +226,7 @@ func TestApplyArgs(t *testing.T) {
 
 func TestCloneIsDeep(t *testing.T) {
 	c := mustParse(t, "user a on\nbind 1.2.3.4\nrepl-diskless-sync-delay 0\nsentinel monitor m 127.0.0.1 6379 2\nsentinel known-replica m 127.0.0.1 1\nsentinel rename-command m A B\n")
-	before := string(RewriteContent(nil, c))
+	before := c.Clone()
 	d := c.Clone()
 	d.Master("m").Port = 1
 	d.Master("m").KnownReplicas[0].Port = 2
@@ -235,7 +235,10 @@ func TestCloneIsDeep(t *testing.T) {
 	d.Server.Users[0].Rules[0] = "off"
 	d.Server.Other[0].Args[0] = "9"
 	d.Sentinel.Masters = append(d.Sentinel.Masters, &Master{Name: "n"})
-	if after := string(RewriteContent(nil, c)); after != before {
-		t.Fatalf("changing the clone changed the original:\n%s\n%s", before, after)
+	if !reflect.DeepEqual(c, before) {
+		t.Fatalf("changing the clone changed the original:\n%+v\n%+v", c, before)
+	}
+	if reflect.DeepEqual(c, d) {
+		t.Fatal("the clone was not changed")
 	}
 }
