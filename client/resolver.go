@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -36,6 +37,7 @@ type resolver struct {
 	sentinels  sentinelList
 	addr       string        // current verified address ("" before the first resolution)
 	gen        uint64        // bumped on every address change
+	genA       atomic.Uint64 // copy of gen for the per-command hot path
 	valid      bool          // cache usable
 	verifiedAt time.Time     // when addr was last confirmed by a resolution
 	replicas   []replicaInfo // replica mode: last list, usable entries only
@@ -86,12 +88,8 @@ func (r *resolver) current() (addr string, gen uint64, fresh bool) {
 	return r.addr, r.gen, fresh
 }
 
-// generation returns the current address generation.
-func (r *resolver) generation() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.gen
-}
+// generation returns the current address generation without locking.
+func (r *resolver) generation() uint64 { return r.genA.Load() }
 
 // invalidate drops the cached address if it still has generation gen, so the
 // next new connection asks the sentinels again.
@@ -329,6 +327,7 @@ func (r *resolver) commit(addr string) {
 	}
 	r.addr = addr
 	r.gen++
+	r.genA.Store(r.gen)
 	gen := r.gen
 	var stale []*trackedConn
 	for c := range r.conns {
