@@ -2,14 +2,14 @@ package config
 
 // Defaults of real Sentinel 7.0.15 (initSentinelConfig, sentinel.c).
 const (
-	DefaultPort                  = 26379
-	DefaultDownAfterMillis       = 30000
-	DefaultFailoverTimeoutMillis = 180000
-	DefaultParallelSyncs         = 1
-	DefaultMaxClients            = 10000
-	DefaultTCPKeepalive          = 300
-	DefaultHZ                    = 10
-	DefaultACLLogMaxLen          = 128
+	DefaultPort                  = 26379  // sentinel's port (redis-server: 6379)
+	DefaultDownAfterMillis       = 30000  // down-after-milliseconds
+	DefaultFailoverTimeoutMillis = 180000 // failover-timeout
+	DefaultParallelSyncs         = 1      // parallel-syncs
+	DefaultMaxClients            = 10000  // maxclients
+	DefaultTCPKeepalive          = 300    // tcp-keepalive (seconds)
+	DefaultHZ                    = 10     // hz
+	DefaultACLLogMaxLen          = 128    // acllog-max-len
 	// RunIDSize is the length of a sentinel id (myid, known-sentinel runid).
 	RunIDSize = 40
 )
@@ -40,34 +40,34 @@ type Config struct {
 // Server holds the redis.conf options a sentinel uses, plus every other
 // valid directive (Other) so that a rewrite keeps them.
 type Server struct {
-	Port int
-	Bind []string
-	Dir  string // as written in the file ("" = not set)
+	Port int      // port
+	Bind []string // bind addresses
+	Dir  string   // dir as written in the file ("" = not set)
 	// AbsDir is the absolute working directory after every dir directive
 	// (the process cwd at load time when there is none). Rewrite writes it
 	// as `dir "..."`.
 	AbsDir          string
-	LogFile         string
-	LogLevel        string
-	Daemonize       bool
-	PidFile         string
-	RequirePass     string
-	Users           []User // `user` lines, merged by name, file order
-	ACLFile         string
-	ACLLogMaxLen    int
-	MaxClients      int
-	Timeout         int
-	TCPKeepalive    int
-	ProtectedMode   bool
-	HZ              int
-	BindSourceAddr  string
-	TLSPort         int
-	TLSCertFile     string
-	TLSKeyFile      string
-	TLSCACertFile   string
-	TLSReplication  bool
-	TLSAuthClients  string // "yes", "no" or "optional"
-	LatencyPercents []float64
+	LogFile         string    // logfile ("" = stdout)
+	LogLevel        string    // loglevel, lower-case
+	Daemonize       bool      // daemonize
+	PidFile         string    // pidfile ("" = none)
+	RequirePass     string    // requirepass (password of the default user)
+	Users           []User    // `user` lines, merged by name, file order
+	ACLFile         string    // aclfile
+	ACLLogMaxLen    int       // acllog-max-len
+	MaxClients      int       // maxclients
+	Timeout         int       // timeout (seconds, 0 = never)
+	TCPKeepalive    int       // tcp-keepalive (seconds)
+	ProtectedMode   bool      // protected-mode (sentinel default: no)
+	HZ              int       // hz
+	BindSourceAddr  string    // bind-source-addr for outgoing connections
+	TLSPort         int       // tls-port (0 = no TLS listener)
+	TLSCertFile     string    // tls-cert-file
+	TLSKeyFile      string    // tls-key-file
+	TLSCACertFile   string    // tls-ca-cert-file
+	TLSReplication  bool      // tls-replication: links to instances use TLS
+	TLSAuthClients  string    // tls-auth-clients: "yes", "no" or "optional"
+	LatencyPercents []float64 // latency-tracking-info-percentiles
 	// RenameCommands renames the sentinel's own commands, in file order.
 	// An empty New disables the command.
 	RenameCommands []Rename
@@ -78,68 +78,68 @@ type Server struct {
 
 // User is one ACL user declared with `user NAME rules...` lines.
 type User struct {
-	Name  string
-	Rules []string
+	Name  string   // user name
+	Rules []string // ACL rules in order
 }
 
 // Rename maps a command name to a new name.
 type Rename struct {
-	Old, New string
+	Old, New string // original and new command name
 }
 
 // Directive is a redis.conf directive kept as written (name lower-cased).
 type Directive struct {
-	Name string
-	Args []string
+	Name string   // primary name, lower-case
+	Args []string // values
 }
 
 // Sentinel holds the sentinel part of the configuration.
 type Sentinel struct {
-	MyID                string
-	CurrentEpoch        uint64
-	AnnounceIP          string
-	AnnouncePort        int
-	AnnounceHostnames   bool
-	ResolveHostnames    bool
-	DenyScriptsReconfig bool
-	SentinelUser        string
-	SentinelPass        string
+	MyID                string // sentinel myid (40 characters)
+	CurrentEpoch        uint64 // sentinel current-epoch
+	AnnounceIP          string // sentinel announce-ip
+	AnnouncePort        int    // sentinel announce-port (0 = own port)
+	AnnounceHostnames   bool   // sentinel announce-hostnames
+	ResolveHostnames    bool   // sentinel resolve-hostnames
+	DenyScriptsReconfig bool   // sentinel deny-scripts-reconfig (default yes)
+	SentinelUser        string // sentinel sentinel-user
+	SentinelPass        string // sentinel sentinel-pass
 	// Masters in file order (order of their monitor lines).
 	Masters []*Master
 }
 
 // Master is one monitored master and what Sentinel persists about it.
 type Master struct {
-	Name                        string
-	Host                        string
-	Port                        int
-	Quorum                      int
-	DownAfterMillis             int64
-	FailoverTimeoutMillis       int64
-	ParallelSyncs               int
-	NotificationScript          string
-	ClientReconfigScript        string
-	AuthUser                    string
-	AuthPass                    string
-	MasterRebootDownAfterMillis int64
-	RenameCommands              []Rename
-	ConfigEpoch                 uint64
-	LeaderEpoch                 uint64
-	KnownReplicas               []Addr
-	KnownSentinels              []Peer
+	Name                        string   // master name
+	Host                        string   // current address: IP or hostname
+	Port                        int      // current port
+	Quorum                      int      // quorum
+	DownAfterMillis             int64    // down-after-milliseconds
+	FailoverTimeoutMillis       int64    // failover-timeout
+	ParallelSyncs               int      // parallel-syncs
+	NotificationScript          string   // notification-script
+	ClientReconfigScript        string   // client-reconfig-script
+	AuthUser                    string   // auth-user for the master and replicas
+	AuthPass                    string   // auth-pass for the master and replicas
+	MasterRebootDownAfterMillis int64    // master-reboot-down-after-period
+	RenameCommands              []Rename // rename-command, in order
+	ConfigEpoch                 uint64   // config-epoch
+	LeaderEpoch                 uint64   // leader-epoch
+	KnownReplicas               []Addr   // known-replica lines
+	KnownSentinels              []Peer   // known-sentinel lines (with runid)
 }
 
 // Addr is a host (IP or hostname) and a port.
 type Addr struct {
-	Host string
-	Port int
+	Host string // IP or hostname
+	Port int    // port
 }
 
 // Peer is another sentinel known for a master.
 type Peer struct {
-	Host  string
-	Port  int
-	RunID string
+	Host  string // IP or hostname
+	Port  int    // port
+	RunID string // the peer's myid
 }
 
 // New returns a Config holding real Sentinel's defaults.
