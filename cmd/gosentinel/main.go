@@ -1,0 +1,171 @@
+// Command gosentinel is a drop-in replacement for redis-sentinel 7.0.15:
+//
+//	gosentinel /path/to/sentinel.conf [--<directive> <value>...]
+//
+// Command-line directives override the file like redis-sentinel's do;
+// --sentinel is accepted and ignored; --version and --help print and exit.
+// The config file must exist and be writable (Sentinel saves its state in
+// it); rewrites go to that file even after `dir` changes the working
+// directory. Nothing is written to stderr except fatal configuration errors,
+// in real Redis' format.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/gosentinel/gosentinel/internal/config"
+	"github.com/gosentinel/gosentinel/internal/runtime"
+)
+
+// Version is the Redis version gosentinel is compatible with.
+const Version = "7.0.15"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run is main without os.Exit, for tests.
+func run(argv []string, stdout, stderr io.Writer) int {
+	inv, err := parseArgs(argv[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	switch {
+	case inv.version:
+		fmt.Fprintf(stdout, "Redis server v=%s sha=00000000:0 malloc=libc bits=64 build=gosentinel\n", Version)
+		return 0
+	case inv.help:
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if inv.confPath == "" {
+		logLine(stdout, runtime.LevelWarning, "Sentinel needs config file on disk to save state. Exiting...")
+		return 1
+	}
+	abs, err := filepath.Abs(inv.confPath)
+	if err != nil {
+		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal error, can't resolve config file '%s': %v", inv.confPath, err))
+		return 1
+	}
+	cfg, err := config.LoadArgs(abs, inv.options)
+	if err != nil {
+		var ce *config.ConfigError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n", Version, ce.Line, ce.Text, ce.Msg)
+			return 1
+		}
+		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal error, can't open config file '%s': %v", abs, errors.Unwrap(err)))
+		return 1
+	}
+	if cfg.Server.Daemonize && os.Getenv(daemonEnv) == "" {
+		if err := daemonize(argv); err != nil {
+			logLine(stdout, runtime.LevelWarning, "Can't daemonize: "+err.Error())
+			return 1
+		}
+		return 0
+	}
+	return serve(abs, cfg, stdout)
+}
+
+// serve runs the sentinel until SIGTERM/SIGINT, SHUTDOWN or an exit
+// request.
+func serve(abs string, cfg *config.Config, stdout io.Writer) int {
+	if err := os.Chdir(cfg.Server.AbsDir); err != nil {
+		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't chdir to '%s': %v", cfg.Server.AbsDir, err))
+		return 1
+	}
+	logger, closeLog, err := openLog(cfg, stdout)
+	if err != nil {
+		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't open the log file: %v", err))
+		return 1
+	}
+	defer closeLog()
+	ctx := context.Background()
+	if err := syscall.Access(abs, 2 /* W_OK */); err != nil {
+		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Sentinel config file %s is not writable: %v. Exiting...", abs, err))
+		return 1
+	}
+	pidfile := cfg.Server.PidFile
+	if pidfile == "" && cfg.Server.Daemonize {
+		pidfile = "/var/run/redis.pid"
+	}
+	if pidfile != "" {
+		if err := os.WriteFile(pidfile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
+			logger.Log(ctx, runtime.LevelWarning, "Failed to write PID file: "+err.Error())
+		} else {
+			defer os.Remove(pidfile)
+		}
+	}
+	exe, _ := os.Executable()
+	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe})
+	if err != nil {
+		logger.Log(ctx, runtime.LevelWarning, err.Error())
+		return 1
+	}
+	if err := rt.Start(); err != nil {
+		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Failed listening on port %d (tcp), aborting: %v", cfg.Server.Port, err))
+		return 1
+	}
+	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", cfg.Server.Port))
+	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err = rt.Run(sigCtx)
+	var ee *runtime.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	if err != nil {
+		logger.Log(ctx, runtime.LevelWarning, err.Error())
+		return 1
+	}
+	if sigCtx.Err() != nil {
+		logger.Log(ctx, runtime.LevelWarning, "Received SIGTERM scheduling shutdown...")
+	}
+	logger.Log(ctx, runtime.LevelWarning, "Sentinel is now ready to exit, bye bye...")
+	return 0
+}
+
+// openLog opens logfile (relative to dir) in append mode, or uses stdout
+// when it is empty.
+func openLog(cfg *config.Config, stdout io.Writer) (*slog.Logger, func(), error) {
+	level, err := runtime.ParseLogLevel(cfg.Server.LogLevel)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, closeFn := stdout, func() {}
+	if cfg.Server.LogFile != "" {
+		f, err := os.OpenFile(cfg.Server.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w", cfg.Server.LogFile, err)
+		}
+		w, closeFn = f, func() { _ = f.Sync(); _ = f.Close() }
+	} else if cfg.Server.Daemonize {
+		w = io.Discard
+	}
+	return slog.New(runtime.NewRedisHandler(w, level)), closeFn, nil
+}
+
+// logLine writes one Redis-style line before the logger exists.
+func logLine(w io.Writer, level slog.Level, msg string) {
+	slog.New(runtime.NewRedisHandler(w, level)).Log(context.Background(), level, msg)
+}
+
+const usage = `Usage: gosentinel /path/to/sentinel.conf [options]
+       gosentinel -v or --version
+       gosentinel -h or --help
+
+gosentinel is a drop-in replacement for redis-sentinel 7.0.15.
+Options are sentinel.conf directives that override the file:
+       gosentinel sentinel.conf --port 26380
+       gosentinel sentinel.conf --sentinel monitor mymaster 127.0.0.1 6379 2
+       gosentinel sentinel.conf --loglevel verbose
+`

@@ -1,0 +1,49 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+	"github.com/gosentinel/gosentinel/internal/server"
+)
+
+var _ server.Backend = (*Runtime)(nil)
+
+// Command implements server.Backend: SENTINEL, ROLE and PUBLISH become a
+// core Request on the loop goroutine; the core's Respond is the reply.
+func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]byte) resp.Value {
+	sargs := make([]string, len(args))
+	for i, a := range args {
+		sargs[i] = string(a)
+	}
+	reply := make(chan resp.Value, 1)
+	select {
+	case r.requests <- request{args: sargs, reply: reply}:
+	case <-ctx.Done():
+		return resp.Error("ERR client gone")
+	case <-r.stopped:
+		return resp.Error("ERR server is shutting down")
+	}
+	// Once queued, the loop always answers (stop answers what is left), so
+	// waiting on reply alone cannot hang; ctx only shortens the wait.
+	select {
+	case v := <-reply:
+		return v
+	case <-ctx.Done():
+		return resp.Error("ERR client gone")
+	}
+}
+
+// InfoSentinel implements server.Backend: the "# Sentinel" INFO section.
+func (r *Runtime) InfoSentinel() string {
+	var s string
+	if err := r.call(func() { s = r.core.InfoSection(r.now()) }); err != nil {
+		return ""
+	}
+	return s
+}
+
+// Shutdown implements server.Backend (the SHUTDOWN command): Run returns.
+func (r *Runtime) Shutdown() {
+	r.shutOnce.Do(func() { close(r.shutdown) })
+}

@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// Redis log levels as slog levels: debug < verbose < notice < warning.
+const (
+	LevelDebug   slog.Level = slog.LevelDebug - 4
+	LevelVerbose slog.Level = slog.LevelDebug
+	LevelNotice  slog.Level = slog.LevelInfo
+	LevelWarning slog.Level = slog.LevelWarn
+)
+
+// ParseLogLevel maps a redis.conf loglevel (debug, verbose, notice,
+// warning; "nothing" disables logging) to a slog level.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return LevelDebug, nil
+	case "verbose":
+		return LevelVerbose, nil
+	case "", "notice":
+		return LevelNotice, nil
+	case "warning":
+		return LevelWarning, nil
+	case "nothing":
+		return slog.LevelError + 100, nil
+	}
+	return 0, fmt.Errorf("runtime: unknown loglevel %q", s)
+}
+
+// coreLevel converts a core log level.
+func coreLevel(l core.Level) slog.Level {
+	switch l {
+	case core.LevelDebug:
+		return LevelDebug
+	case core.LevelVerbose:
+		return LevelVerbose
+	case core.LevelWarning:
+		return LevelWarning
+	}
+	return LevelNotice
+}
+
+// RedisHandler is a slog.Handler writing lines the way Redis does:
+//
+//	<pid>:X <dd Mon yyyy HH:MM:SS.mmm> <c> <msg>
+//
+// where <c> is '.' debug, '-' verbose, '*' notice, '#' warning. Attributes
+// are appended as key=value after the message.
+type RedisHandler struct {
+	mu    *sync.Mutex
+	w     io.Writer
+	level slog.Leveler
+	pid   int
+	attrs string
+}
+
+// NewRedisHandler returns a handler writing to w at or above level.
+func NewRedisHandler(w io.Writer, level slog.Leveler) *RedisHandler {
+	return &RedisHandler{mu: &sync.Mutex{}, w: w, level: level, pid: os.Getpid()}
+}
+
+// Enabled reports whether records of level l are written.
+func (h *RedisHandler) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= h.level.Level()
+}
+
+// Handle writes one line.
+func (h *RedisHandler) Handle(_ context.Context, r slog.Record) error {
+	c := byte('*')
+	switch {
+	case r.Level < LevelVerbose:
+		c = '.'
+	case r.Level < LevelNotice:
+		c = '-'
+	case r.Level >= LevelWarning:
+		c = '#'
+	}
+	t := r.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d:X %s %c %s", h.pid, t.Format("02 Jan 2006 15:04:05.000"), c, r.Message)
+	b.WriteString(h.attrs)
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+// WithAttrs returns a handler that appends attrs to every line.
+func (h *RedisHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	n := *h
+	var b strings.Builder
+	b.WriteString(h.attrs)
+	for _, a := range attrs {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+	}
+	n.attrs = b.String()
+	return &n
+}
+
+// WithGroup is not used by gosentinel; groups are flattened.
+func (h *RedisHandler) WithGroup(string) slog.Handler { return h }

@@ -1,0 +1,224 @@
+package runtime
+
+import (
+	"context"
+
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+	"github.com/gosentinel/gosentinel/internal/link"
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// Tick pacing: real Sentinel runs its timer every 50–100 ms (hz 10–19).
+const (
+	minTick = 50 * time.Millisecond
+	maxTick = 100 * time.Millisecond
+)
+
+// Run serves until ctx is cancelled, the SHUTDOWN command is received
+// (both return nil) or the core asks the process to exit ([*ExitError]).
+// On return the listener, the links, the persister and the scripts are
+// stopped and every goroutine the runtime started has returned.
+func (r *Runtime) Run(ctx context.Context) error {
+	if len(r.srv.Addrs()) == 0 {
+		if err := r.Start(); err != nil {
+			r.links.Shutdown()
+			return err
+		}
+	}
+	r.log.Log(ctx, LevelNotice, "Sentinel ID is "+r.core.MyID())
+	r.wg.Add(1)
+	go r.persister()
+	err := r.loop(ctx)
+	r.stop()
+	return err
+}
+
+// stop tears everything down and waits for the goroutines.
+func (r *Runtime) stop() {
+	r.stopOnce.Do(func() { close(r.stopped) })
+	_ = r.srv.Close()
+	r.links.Shutdown()
+	r.scrMu.Lock()
+	for _, p := range r.scripts {
+		_ = p.Kill()
+	}
+	r.scrMu.Unlock()
+	r.wg.Wait()
+	for id, ch := range r.replies {
+		ch <- resp.Error("ERR server is shutting down")
+		delete(r.replies, id)
+	}
+}
+
+func (r *Runtime) now() core.Millis { return time.Since(r.start).Milliseconds() + 1 }
+
+func (r *Runtime) loop(ctx context.Context) error {
+	jitter := func() time.Duration {
+		return minTick + time.Duration(r.opts.Rand.Int64N(int64(maxTick-minTick)))
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		var ev core.Event
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.shutdown:
+			return nil
+		case <-timer.C:
+			ev = core.Tick{}
+		case lev := <-r.links.Events():
+			ev = r.linkEvent(lev)
+		case req := <-r.requests:
+			if req.fn != nil {
+				req.fn()
+				continue
+			}
+			r.nextReq++
+			r.replies[r.nextReq] = req.reply
+			ev = core.Request{ID: r.nextReq, Args: req.args}
+		case iev := <-r.internal:
+			ev = iev
+		}
+		if ev != nil {
+			if err := r.step(ev); err != nil {
+				return err
+			}
+		}
+		if _, isTick := ev.(core.Tick); isTick {
+			now := r.now()
+			wait := jitter()
+			if d := time.Duration(r.core.NextDeadline(now)-now) * time.Millisecond; d < wait {
+				wait = max(d, time.Millisecond)
+			}
+			timer.Reset(wait)
+		}
+	}
+}
+
+// step feeds ev and everything it causes to the core, executing effects
+// in order.
+func (r *Runtime) step(ev core.Event) error {
+	r.queue = append(r.queue, ev)
+	for len(r.queue) > 0 {
+		ev := r.queue[0]
+		r.queue = r.queue[1:]
+		for _, eff := range r.core.Step(r.now(), ev) {
+			if err := r.execute(eff); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Runtime) execute(eff core.Effect) error {
+	switch e := eff.(type) {
+	case core.Connect:
+		r.connect(e)
+	case core.Send:
+		r.send(e)
+	case core.Close:
+		delete(r.conns, e.Conn)
+		r.links.Close(link.ID(e.Conn))
+	case core.Emit:
+		r.log.Log(context.Background(), coreLevel(e.Level), e.Type+" "+e.Msg)
+		if e.Level != core.LevelDebug {
+			r.srv.Publish(e.Type, e.Msg)
+		}
+	case core.Log:
+		r.log.Log(context.Background(), coreLevel(e.Level), e.Msg)
+	case core.Persist:
+		r.persists <- e // the core keeps at most one Persist outstanding
+	case core.Respond:
+		if ch, ok := r.replies[e.ID]; ok {
+			delete(r.replies, e.ID)
+			ch <- respValue(e.Value) // buffered: never blocks
+		}
+	case core.RunScript:
+		r.runScript(e)
+	case core.KillScript:
+		r.killScript(e)
+	case core.Exit:
+		r.log.Log(context.Background(), LevelWarning, "Exiting with code "+strconv.Itoa(e.Code)+" as requested")
+		return &ExitError{Code: e.Code}
+	}
+	return nil
+}
+
+func (r *Runtime) connect(e core.Connect) {
+	host := e.Addr.IP
+	if host == "" {
+		host = e.Addr.Host
+	}
+	kind := link.Cmd
+	if e.Type == core.ConnPubSub {
+		kind = link.PubSub
+	}
+	r.conns[e.Conn] = connInfo{link: e.Link, typ: e.Type}
+	if err := r.links.Dial(link.ID(e.Conn), net.JoinHostPort(host, strconv.Itoa(e.Addr.Port)), kind); err != nil {
+		delete(r.conns, e.Conn)
+		r.queue = append(r.queue, core.LinkClosed{Link: e.Link, Conn: e.Conn, Err: fmt.Errorf("runtime: connect: %w", err)})
+	}
+}
+
+func (r *Runtime) send(e core.Send) {
+	ci, ok := r.conns[e.Conn]
+	if !ok {
+		return // closed already: the core sees (or saw) its LinkClosed
+	}
+	var flags link.SendFlag
+	if ci.typ == core.ConnPubSub && len(e.Args) == 2 && e.Args[1] == core.HelloChannel {
+		flags = link.CloseOnError // the SUBSCRIBE (possibly renamed)
+	}
+	r.links.Send(link.ID(e.Conn), link.Tag(e.Tag), e.Args, flags)
+}
+
+// linkEvent converts a link event; events of connections the core closed
+// are dropped (nil).
+func (r *Runtime) linkEvent(ev link.Event) core.Event {
+	switch e := ev.(type) {
+	case link.Connected:
+		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			return core.LinkConnected{Link: ci.link, Conn: core.ConnID(e.ID), LocalIP: e.LocalIP}
+		}
+	case link.Closed:
+		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			delete(r.conns, core.ConnID(e.ID))
+			r.log.Log(context.Background(), LevelDebug, "link closed: "+e.Err.Error())
+			return core.LinkClosed{Link: ci.link, Conn: core.ConnID(e.ID), Err: e.Err}
+		}
+	case link.Reply:
+		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			return core.Reply{Link: ci.link, Conn: core.ConnID(e.ID), Tag: core.Tag(e.Tag), Value: coreValue(e.Value)}
+		}
+	case link.Message:
+		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			return core.Message{Link: ci.link, Conn: core.ConnID(e.ID), Channel: e.Channel, Payload: e.Payload}
+		}
+	}
+	return nil
+}
+
+// call runs fn on the loop goroutine and waits for it.
+func (r *Runtime) call(fn func()) error {
+	done := make(chan struct{})
+	select {
+	case r.requests <- request{fn: func() { fn(); close(done) }}:
+	case <-r.stopped:
+		return ErrStopped
+	}
+	select {
+	case <-done:
+		return nil
+	case <-r.stopped:
+		return ErrStopped
+	}
+}
+
+

@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/config"
+	"github.com/gosentinel/gosentinel/internal/core"
+	"github.com/gosentinel/gosentinel/internal/link"
+	"github.com/gosentinel/gosentinel/internal/resp"
+	"github.com/gosentinel/gosentinel/internal/server"
+)
+
+// ExitError is returned by [Runtime.Run] when the core asked the process
+// to exit (SENTINEL SIMULATE-FAILURE); the caller should os.Exit(Code).
+type ExitError struct{ Code int }
+
+// Error describes the exit request.
+func (e *ExitError) Error() string { return fmt.Sprintf("runtime: exit requested with code %d", e.Code) }
+
+// ErrStopped is returned to clients whose command arrives while the
+// runtime is stopping.
+var ErrStopped = errors.New("runtime: stopped")
+
+// Options configure a [Runtime].
+type Options struct {
+	// ConfigPath is the absolute path of sentinel.conf; every rewrite goes
+	// there.
+	ConfigPath string
+	// Config is the loaded configuration (file plus command-line overrides).
+	Config *config.Config
+	// Logger receives the log; nil discards it.
+	Logger *slog.Logger
+	// Timing overrides the core's timers (zero: Redis defaults).
+	Timing core.Timing
+	// Rand seeds the core; nil draws a seed from crypto/rand.
+	Rand *rand.Rand
+	// Link tunes the outbound connections; TLS is filled from the config
+	// when tls-replication is on and Link.TLS is nil.
+	Link link.Config
+	// Executable is shown in INFO server.
+	Executable string
+}
+
+// Runtime is one running sentinel.
+type Runtime struct {
+	opts  Options
+	log   *slog.Logger
+	core  *core.Sentinel
+	links *link.Manager
+	srv   *server.Server
+	start time.Time
+
+	requests chan request      // from server goroutines
+	internal chan core.Event   // from the persister and script waiters
+	persists chan core.Persist // to the persister (capacity 1)
+	stopped  chan struct{}     // closed when the loop returns
+	stopOnce sync.Once
+	shutdown chan struct{} // closed by the SHUTDOWN command
+	shutOnce sync.Once
+	wg       sync.WaitGroup
+
+	// Owned by the loop goroutine.
+	queue   []core.Event
+	conns   map[core.ConnID]connInfo
+	replies map[uint64]chan resp.Value
+	nextReq uint64
+	scripts map[uint64]*os.Process
+	scrMu   sync.Mutex // guards scripts against the waiters
+}
+
+type connInfo struct {
+	link core.LinkID
+	typ  core.ConnType
+}
+
+// request is a client command or a function to run on the loop.
+type request struct {
+	args  []string
+	reply chan resp.Value
+	fn    func()
+}
+
+// New builds a Runtime: the core from the configuration, the link manager
+// and the client-facing server (not listening yet).
+func New(opts Options) (*Runtime, error) {
+	if opts.Config == nil {
+		return nil, errors.New("runtime: nil config")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(NewRedisHandler(io.Discard, LevelWarning))
+	}
+	if opts.Rand == nil {
+		var seed [16]byte
+		if _, err := crand.Read(seed[:]); err != nil {
+			return nil, fmt.Errorf("runtime: seed: %w", err)
+		}
+		opts.Rand = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
+	}
+	timing := opts.Timing
+	if timing == (core.Timing{}) {
+		timing = core.DefaultTiming()
+	}
+	sc, err := core.New(coreConfig(opts.Config, timing), opts.Rand)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	lc := opts.Link
+	if lc.TLS == nil && opts.Config.Server.TLSReplication {
+		tc, err := link.NewTLSConfig(link.TLSFiles{
+			CertFile: opts.Config.Server.TLSCertFile,
+			KeyFile:  opts.Config.Server.TLSKeyFile,
+			CAFile:   opts.Config.Server.TLSCACertFile,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("runtime: tls-replication: %w", err)
+		}
+		lc.TLS = tc
+	}
+	r := &Runtime{
+		opts:     opts,
+		log:      opts.Logger,
+		core:     sc,
+		links:    link.NewManager(lc),
+		start:    time.Now(),
+		requests: make(chan request),
+		internal: make(chan core.Event, 64),
+		persists: make(chan core.Persist, 1),
+		stopped:  make(chan struct{}),
+		shutdown: make(chan struct{}),
+		conns:    make(map[core.ConnID]connInfo),
+		replies:  make(map[uint64]chan resp.Value),
+		scripts:  make(map[uint64]*os.Process),
+	}
+	srv, err := server.New(serverConfig(opts, r.log), r)
+	if err != nil {
+		r.links.Shutdown()
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	r.srv = srv
+	return r, nil
+}
+
+func serverConfig(opts Options, log *slog.Logger) server.Config {
+	s := opts.Config.Server
+	sc := server.Config{
+		Bind:        s.Bind,
+		Port:        s.Port,
+		Requirepass: s.RequirePass,
+		MaxClients:  s.MaxClients,
+		Timeout:     time.Duration(s.Timeout) * time.Second,
+		ConfigFile:  opts.ConfigPath,
+		Executable:  opts.Executable,
+		Logf: func(format string, args ...any) {
+			log.Log(context.Background(), LevelVerbose, fmt.Sprintf(format, args...))
+		},
+	}
+	for _, u := range s.Users {
+		sc.Users = append(sc.Users, strings.Join(append([]string{u.Name}, u.Rules...), " "))
+	}
+	return sc
+}
+
+// MyID returns the sentinel's run id.
+func (r *Runtime) MyID() string { return r.core.MyID() }
+
+// Addrs returns the addresses the server listens on (after Run started).
+func (r *Runtime) Addrs() []net.Addr { return r.srv.Addrs() }
+
+// Start binds the client-facing port. Run calls it if it was not called;
+// calling it first lets the caller report bind errors before running.
+func (r *Runtime) Start() error {
+	if err := r.srv.Start(); err != nil {
+		return fmt.Errorf("runtime: %w", err)
+	}
+	return nil
+}
