@@ -63,7 +63,11 @@ func (w *World) scheduleHeal() {
 func (w *World) livePoll() {
 	now := w.sch.now
 	l := &w.live
-	ok, why := w.converged(l.killed)
+	var skipS *sentinel
+	if w.opt.Misconfigured && l.phase == phaseConverge {
+		skipS = w.sent[len(w.sent)-1] // comes round only after a real failover
+	}
+	ok, why := w.converged(l.killed, skipS)
 	switch l.phase {
 	case phaseConverge:
 		if ok {
@@ -88,6 +92,7 @@ func (w *World) livePoll() {
 		} else if now > l.deadline {
 			w.violate("L2", nil, "no failover %dms after the master died with a majority and an eligible replica up: %s\n%s",
 				w.opt.failoverBound(), why, w.stateDump())
+			l.phase = phaseDone
 			return
 		}
 	case phaseDemote:
@@ -164,13 +169,16 @@ func (w *World) eligibleReplica() bool {
 	return false
 }
 
-// converged is L1: every sentinel is up, out of failover, and agrees on
-// one address and config epoch; that instance is a running master; every
-// other running instance (except the one killed on purpose) replicates
-// from it with its link up.
-func (w *World) converged(skip *instance) (bool, string) {
+// converged is L1: every sentinel (but skipS) is up, out of failover, sees
+// the master up, and agrees on one address and config epoch; that
+// instance is a running master; every other running instance (but skip,
+// killed on purpose) replicates from it with its link up.
+func (w *World) converged(skip *instance, skipS *sentinel) (bool, string) {
 	var first *sentinel
 	for _, s := range w.sent {
+		if s == skipS {
+			continue
+		}
 		v, ok := view(s)
 		if !s.up {
 			return false, fmt.Sprintf("sentinel %d is down", s.id)

@@ -38,6 +38,13 @@ type Options struct {
 	// PreconfiguredPeers writes known-sentinel lines in every initial
 	// config; otherwise sentinels discover each other through hello.
 	PreconfiguredPeers bool
+	// Misconfigured starts the last sentinel with `sentinel monitor`
+	// pointing at the first replica instead of the master, at config epoch
+	// 0 like everyone else (an operator error or bootstrap race, redis
+	// #12531). Nobody may follow it on an equal epoch (S4); it must come
+	// round once a real failover raises the config epoch (the healed phase
+	// then always kills the master).
+	Misconfigured bool
 
 	Timing          core.Timing
 	DownAfter       int64
@@ -128,6 +135,9 @@ func NewOptions(seed uint64) Options {
 	}
 	w.InstanceCrash += 2 // the master dying is the interesting case
 	o.KillMasterAfterHeal = r.IntN(2) == 0
+	if r.IntN(8) == 0 && o.Priority[0] != 0 && o.Quorum < o.Sentinels {
+		o.Misconfigured, o.KillMasterAfterHeal = true, true
+	}
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = o.convergeBound() + o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
@@ -145,6 +155,7 @@ func (o Options) String() string {
 	f("priorities", o.Priority)
 	f("announced", o.Announced)
 	f("preconfigured-peers", o.PreconfiguredPeers)
+	f("misconfigured", o.Misconfigured)
 	t := o.Timing
 	f("ping/info/ask/pub", fmt.Sprintf("%d/%d/%d/%d", t.PingPeriod, t.InfoPeriod, t.AskPeriod, t.PublishPeriod))
 	f("tilt trigger/period", fmt.Sprintf("%d/%d", t.TiltTrigger, t.TiltPeriod))

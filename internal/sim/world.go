@@ -151,6 +151,9 @@ func newWorld(o Options, trace bool) *World {
 				}
 			}
 		}
+		if o.Misconfigured && j == len(w.sent)-1 {
+			mc.Addr = w.inst[1].addr
+		}
 		s.disk = core.State{MyID: ids[j], DenyScriptsReconfig: true, Masters: []core.MasterConfig{mc}}
 	}
 	n := m + o.Sentinels
