@@ -28,13 +28,14 @@ type Collector struct {
 	defs       []FigureDef
 	vals       map[string]map[string][]float64 // impl name → key → values
 	failures   map[string]int
+	gaveUp     map[string]int
 	out        io.Writer
 }
 
 // NewCollector returns a collector printing progress to out.
 func NewCollector(real, ours harness.Impl, out io.Writer) *Collector {
 	return &Collector{Real: real, Ours: ours, out: out,
-		vals: map[string]map[string][]float64{}, failures: map[string]int{}}
+		vals: map[string]map[string][]float64{}, failures: map[string]int{}, gaveUp: map[string]int{}}
 }
 
 // Define adds a figure (in display order); defining a key twice is a no-op.
@@ -63,18 +64,36 @@ func (c *Collector) Fail(impl harness.Impl, what string, err error) {
 	fmt.Fprintf(c.out, "  %s %s: FAILED: %s\n", impl.Name, what, firstLine(err.Error()))
 }
 
+// MaxConsecutiveFailures is how many runs in a row an implementation may
+// fail in one Alternate before its remaining runs there are skipped (a
+// sentinel that cannot fail over would otherwise cost a timeout per run).
+const MaxConsecutiveFailures = 2
+
 // Alternate calls fn runs times for each available implementation,
 // swapping the order every run (real first on even runs, ours first on odd
-// runs) so that drifting machine load hits both alike.
+// runs) so that drifting machine load hits both alike. fn reports a failed
+// run with Fail.
 func (c *Collector) Alternate(runs int, fn func(run int, impl harness.Impl)) {
+	consec := map[string]int{}
 	for r := 0; r < runs; r++ {
 		order := []harness.Impl{c.Real, c.Ours}
 		if r%2 == 1 {
 			order[0], order[1] = order[1], order[0]
 		}
 		for _, im := range order {
-			if im.Available() {
-				fn(r, im)
+			if !im.Available() || consec[im.Name] >= MaxConsecutiveFailures {
+				continue
+			}
+			before := c.failures[im.Name]
+			fn(r, im)
+			if c.failures[im.Name] > before {
+				consec[im.Name]++
+				if consec[im.Name] == MaxConsecutiveFailures && r+1 < runs {
+					c.gaveUp[im.Name]++
+					fmt.Fprintf(c.out, "  %s: %d failures in a row, its remaining runs here are skipped\n", im.Name, MaxConsecutiveFailures)
+				}
+			} else {
+				consec[im.Name] = 0
 			}
 		}
 	}
@@ -88,6 +107,9 @@ func (c *Collector) Section(id, title string, runs int, notes []string) harness.
 	}
 	for name, n := range c.failures {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: %d run(s) failed; their figures are left out.", name, n))
+	}
+	for name, n := range c.gaveUp {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: gave up %d time(s) after %d failed runs in a row.", name, n, MaxConsecutiveFailures))
 	}
 	for _, d := range c.defs {
 		s.Figures = append(s.Figures, harness.NewFigure(d.Label, d.Unit, d.LowerBetter,

@@ -134,3 +134,42 @@ func TestCollectorSection(t *testing.T) {
 		t.Errorf("notes = %q", s.Notes)
 	}
 }
+
+func TestAlternateGivesUp(t *testing.T) {
+	real := harness.Impl{Name: harness.RealName, Bin: "/r"}
+	ours := harness.Impl{Name: harness.OursName, Bin: "/o"}
+	c := NewCollector(real, ours, io.Discard)
+	calls := map[string]int{}
+	c.Alternate(5, func(run int, im harness.Impl) {
+		calls[im.Name]++
+		if im.Name == harness.OursName {
+			c.Fail(im, "run", errors.New("no failover"))
+		}
+	})
+	if calls[harness.RealName] != 5 || calls[harness.OursName] != MaxConsecutiveFailures {
+		t.Errorf("calls = %v, want real 5, ours %d", calls, MaxConsecutiveFailures)
+	}
+	// A success resets the count: fail, succeed, fail, succeed... never gives up.
+	c2 := NewCollector(real, ours, io.Discard)
+	n := 0
+	c2.Alternate(6, func(run int, im harness.Impl) {
+		if im.Name != harness.OursName {
+			return
+		}
+		n++
+		if run%2 == 0 {
+			c2.Fail(im, "run", errors.New("flaky"))
+		}
+	})
+	if n != 6 {
+		t.Errorf("flaky implementation ran %d times, want 6", n)
+	}
+	s := c.Section("x", "X", 5, nil)
+	found := false
+	for _, note := range s.Notes {
+		found = found || strings.Contains(note, "gave up 1 time(s)")
+	}
+	if !found {
+		t.Errorf("notes %q do not say the runs were given up", s.Notes)
+	}
+}
