@@ -22,11 +22,15 @@ const (
 // and verbatim → bulk string, boolean → integer 1/0, every null → $-1
 // except the null array (*-1); attributes are dropped.
 func AppendValue(dst []byte, v Value, proto int) []byte {
+	return appendValue(dst, &v, proto)
+}
+
+// appendValue works on a pointer: Value is large, and replies such as
+// SENTINEL MASTER hold dozens of elements.
+func appendValue(dst []byte, v *Value, proto int) []byte {
 	if proto == RESP3 && len(v.Attrs) > 0 {
 		dst = appendHeader(dst, '|', int64(len(v.Attrs)/2))
-		for _, a := range v.Attrs[:len(v.Attrs)/2*2] {
-			dst = AppendValue(dst, a, proto)
-		}
+		dst = appendElems(dst, v.Attrs[:len(v.Attrs)/2*2], proto)
 	}
 	switch v.Kind {
 	case KindSimpleString:
@@ -97,8 +101,8 @@ func AppendValue(dst []byte, v Value, proto int) []byte {
 }
 
 func appendElems(dst []byte, elems []Value, proto int) []byte {
-	for _, e := range elems {
-		dst = AppendValue(dst, e, proto)
+	for i := range elems {
+		dst = appendValue(dst, &elems[i], proto)
 	}
 	return dst
 }
@@ -247,7 +251,7 @@ func (w *Writer) SetProto(proto int) {
 func (w *Writer) Proto() int { return w.proto }
 
 // WriteValue buffers v.
-func (w *Writer) WriteValue(v Value) { w.buf = AppendValue(w.buf, v, w.proto) }
+func (w *Writer) WriteValue(v Value) { w.buf = appendValue(w.buf, &v, w.proto) }
 
 // WriteRaw buffers already encoded bytes.
 func (w *Writer) WriteRaw(b []byte) { w.buf = append(w.buf, b...) }
