@@ -31,7 +31,9 @@ func RedisBenchmark(ctx context.Context, host string, port, clients, pipeline, r
 	if err != nil {
 		return BenchResult{}, fmt.Errorf("redis-benchmark: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	// redis-benchmark has no timeout of its own: bound it for a sentinel
+	// that stops answering.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmdArgs := []string{"-h", host, "-p", strconv.Itoa(port), "-c", strconv.Itoa(clients),
 		"-n", strconv.Itoa(requests), "-P", strconv.Itoa(pipeline), "--csv"}
