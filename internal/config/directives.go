@@ -13,6 +13,7 @@ const (
 	kEnum               // one of a fixed list
 	kString             // any single argument (written quoted)
 	kMulti              // one or more arguments, checked loosely
+	kRaw                // one argument, written back unquoted
 )
 
 // spec describes a standard redis.conf directive of Redis 7.0.
@@ -72,7 +73,8 @@ func init() {
 		"tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
 		"tls-dh-params-file", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols",
 		"tls-ciphers", "tls-ciphersuites", "masterauth", "requirepass", "dir",
-		"notify-keyspace-events", "unixsocketperm")
+		"notify-keyspace-events")
+	add(spec{kind: kRaw}, "unixsocketperm") // octal
 	add(enumSpec("upstart,systemd,auto,no"), "supervised")
 	add(enumSpec("user,local0,local1,local2,local3,local4,local5,local6,local7"), "syslog-facility")
 	add(enumSpec("disabled,on-empty-db,swapdb"), "repl-diskless-load")

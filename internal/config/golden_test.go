@@ -100,6 +100,26 @@ sentinel known-replica m1 ::1 6391
 	{name: "command-line", conf: "# only comments here\nsentinel myid {{ID}}\n",
 		args: []string{"--sentinel", "monitor", "m1", "127.0.0.1", "{{M}}", "2", "--sentinel", "down-after-milliseconds", "m1", "4000",
 			"--loglevel", "verbose", "--maxclients", "500", "--bind", "127.0.0.1 ::1"}},
+	{name: "defaults-and-units", conf: `bind * -::*
+pidfile ""
+requirepass ""
+bind-source-addr ""
+tls-port 0
+aclfile ""
+tls-cert-file ""
+tls-auth-clients YES
+hz 10
+tls-replication no
+maxmemory 1GB
+client-query-buffer-limit 1048576
+repl-backlog-size 1000
+unixsocketperm 700
+client-output-buffer-limit normal 0 0 0
+sentinel myid {{ID}}
+latency-tracking-info-percentiles ""
+loadmodule /nonexistent.so
+sentinel monitor m1 127.0.0.1 {{M}} 2
+`},
 	{name: "sentinel-set", conf: `# runtime changes through SENTINEL SET / CONFIG SET
 sentinel myid {{ID}}
 sentinel monitor m1 127.0.0.1 {{M}} 2

@@ -44,11 +44,18 @@ func killPID(pid int) {
 	}
 }
 
-// waitPort polls until something accepts on 127.0.0.1:port.
-func waitPort(t *testing.T, port int) {
+// waitPort polls until something accepts on 127.0.0.1:port; it fails at
+// once if the process exits first (exited may be nil).
+func waitPort(t *testing.T, port int, exited chan error, stderr fmt.Stringer) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("redis-sentinel exited before serving: %v: %s", err, stderr)
+		default:
+		}
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
 		if err == nil {
 			c.Close()
@@ -108,11 +115,13 @@ func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass st
 		killPID(pid)
 		<-exited
 	})
+	watch := exited
 	if pidfile != "" {
 		if err := <-exited; err != nil {
 			t.Fatalf("daemonizing sentinel: %v (%s)", err, stderr.String())
 		}
 		exited <- nil
+		watch = nil
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			b, err := os.ReadFile(pidfile)
@@ -126,7 +135,7 @@ func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass st
 			time.Sleep(20 * time.Millisecond) // no event to await: poll with a deadline
 		}
 	}
-	waitPort(t, port)
+	waitPort(t, port, watch, &stderr)
 	cmds := append(append([]string(nil), before...), "SENTINEL FLUSHCONFIG")
 	for _, c := range before {
 		if r := command(t, port, c); strings.HasPrefix(r, "-") {

@@ -159,7 +159,11 @@ func rewriteServer(st *rewriteState, s *Server) {
 	}
 	empty := ""
 	num("port", s.Port, 6379)
-	st.line("bind", "bind "+strings.Join(s.Bind, " "), strings.Join(s.Bind, " ") != "* -::*")
+	if strings.Join(s.Bind, " ") == strings.Join(DefaultBind, " ") {
+		st.processed("bind") // Redis drops a bind line equal to the default
+	} else {
+		st.line("bind", "bind "+strings.Join(s.Bind, " "), true)
+	}
 	if s.AbsDir != "" {
 		st.line("dir", "dir "+Quote(s.AbsDir), true)
 	}
@@ -183,8 +187,10 @@ func rewriteServer(st *rewriteState, s *Server) {
 	boolean("tls-replication", s.TLSReplication, false)
 	st.line("tls-auth-clients", "tls-auth-clients "+s.TLSAuthClients, s.TLSAuthClients != "yes")
 	st.line("latency-tracking-info-percentiles", percentilesLine(s.LatencyPercents), true)
-	// Sentinel never rewrites save lines: they are dropped.
+	// Sentinel never rewrites save lines and loads no module: those lines
+	// are dropped.
 	st.processed("save")
+	st.processed("loadmodule")
 	for _, d := range s.Other {
 		if d.Name == "loadmodule" || d.Name == "save" {
 			continue
@@ -206,6 +212,11 @@ func otherLine(d Directive) string {
 	sp, _ := lookupStandard(d.Name)
 	parts := []string{d.Name}
 	for _, a := range d.Args {
+		if sp.kind == kMem {
+			if n, ok := memToBytes(a); ok {
+				a = formatMemory(n)
+			}
+		}
 		if sp.kind == kString {
 			parts = append(parts, Quote(a))
 		} else {
@@ -213,6 +224,20 @@ func otherLine(d Directive) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// formatMemory writes bytes with the largest exact unit, like
+// rewriteConfigFormatMemory (1073741824 → "1gb", 1000 → "1000").
+func formatMemory(n uint64) string {
+	for _, u := range []struct {
+		suf string
+		div uint64
+	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}} {
+		if n != 0 && n%u.div == 0 {
+			return strconv.FormatUint(n/u.div, 10) + u.suf
+		}
+	}
+	return strconv.FormatUint(n, 10)
 }
 
 func yesno(b bool) string {
