@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
 )
@@ -50,15 +52,37 @@ func (c *Config) Finish() error {
 
 // Impls resolves the real sentinel and ours. Ours is built from the module
 // when -sentinel-bin is empty and must pass harness.Smoke; when it does not,
-// its Unavailable field says why.
-func (c *Config) Impls(ctx context.Context) (real, ours harness.Impl) {
+// its Unavailable field says why. cleanup removes the built binary.
+func (c *Config) Impls(ctx context.Context) (real, ours harness.Impl, cleanup func()) {
 	real = harness.RealSentinel(c.RealBin)
+	cleanup = func() {}
 	root, err := RepoRoot()
 	if err != nil && c.SentinelBin == "" {
-		return real, harness.Impl{Name: harness.OursName, Unavailable: err.Error()}
+		return real, harness.Impl{Name: harness.OursName, Unavailable: err.Error()}, cleanup
 	}
-	ours = harness.ResolveOurs(ctx, root, c.SentinelBin, filepath.Join(os.TempDir(), "gosentinel-bench-bin"))
-	return real, ours
+	outDir := ""
+	if c.SentinelBin == "" {
+		d, err := os.MkdirTemp("", "gosentinel-bench-bin-")
+		if err != nil {
+			return real, harness.Impl{Name: harness.OursName, Unavailable: err.Error()}, cleanup
+		}
+		outDir = d
+		cleanup = func() { _ = os.RemoveAll(d) }
+	}
+	ours = harness.ResolveOurs(ctx, root, c.SentinelBin, outDir)
+	return real, ours, cleanup
+}
+
+// SourceVersion describes the working tree gosentinel was built from:
+// `git describe --always --dirty`, or "" when git is not usable.
+func SourceVersion(ctx context.Context, root string) string {
+	cmd := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty")
+	cmd.Dir = root
+	b, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // ErrNoModule is returned when no go.mod is found above the working directory.

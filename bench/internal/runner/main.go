@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
 )
@@ -43,7 +44,22 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 	// started die with it (testutil starts them with Pdeathsig).
 	ctx := context.Background()
 	out := os.Stdout
-	real, ours := cfg.Impls(ctx)
+	real, ours, cleanup := cfg.Impls(ctx)
+	defer cleanup()
+	var notes []string
+	if ours.Available() && cfg.SentinelBin == "" {
+		if root, err := RepoRoot(); err == nil {
+			if v := SourceVersion(ctx, root); v != "" {
+				n := "gosentinel built from the working tree at " + v + "."
+				if strings.HasSuffix(v, "-dirty") {
+					n = "gosentinel built from the working tree at " + strings.TrimSuffix(v, "-dirty") + " plus uncommitted changes (other packages were being edited)."
+				}
+				notes = append(notes, n)
+			}
+		}
+	} else if ours.Available() {
+		notes = append(notes, "gosentinel binary: "+ours.Bin+".")
+	}
 	for _, im := range []harness.Impl{real, ours} {
 		if im.Available() {
 			fmt.Fprintf(out, "%s: %s\n", im.Name, im.Bin)
@@ -56,6 +72,9 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 	}
 	var saveErr error
 	suite(ctx, *cfg, real, ours, out, func(s harness.Section) {
+		if s.ID != "client" {
+			s.Notes = append(s.Notes, notes...)
+		}
 		if cfg.Note != "" {
 			s.Notes = append(s.Notes, cfg.Note)
 		}
