@@ -97,3 +97,7 @@ func (e *RoleError) Unwrap() error { return ErrRoleMismatch }
 // address but the client cannot connect to it (typically during the
 // down-after window, before the sentinels fail over).
 var ErrMasterUnreachable = errors.New("client: advertised instance unreachable")
+
+// ErrAuth is returned when a data node or a sentinel rejects the configured
+// credentials. It is not retried.
+var ErrAuth = errors.New("client: authentication failed")

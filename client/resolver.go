@@ -456,5 +456,5 @@ func (e *dialError) Unwrap() error { return e.err }
 // returned at once instead of being retried until DialTimeout.
 func permanent(err error) bool {
 	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
-		errors.Is(err, ErrClientClosed)
+		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth)
 }

@@ -56,9 +56,12 @@ func probeRole(c net.Conn, deadline time.Time, user, pass string) (string, error
 	}
 	if auth != nil {
 		if err := rs[0].err(); err != nil {
-			return "", fmt.Errorf("auth: %w", err)
+			return "", fmt.Errorf("%w: %w", ErrAuth, err)
 		}
 		rs = rs[1:]
+	}
+	if rs[0].typ == '-' && strings.HasPrefix(rs[0].str, "NOAUTH") {
+		return "", fmt.Errorf("%w: %w", ErrAuth, rs[0].err())
 	}
 	var role string
 	if rs[0].typ == '*' && len(rs[0].arr) > 0 && rs[0].arr[0].typ != '-' {

@@ -103,7 +103,7 @@ func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string
 	}
 	if auth != nil {
 		if err := rs[0].err(); err != nil {
-			return nil, fmt.Errorf("auth: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrAuth, err)
 		}
 		rs = rs[1:]
 	}
