@@ -382,20 +382,26 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 	}
 }
 
-// afterStep checks the state of s after a step (S4, S9).
-func (c *checker) afterStep(w *World, s *sentinel) {
+// afterStep checks the state of s after a step (S4, S9). The master's
+// view is costly to build, so it is only examined after steps that emitted
+// an event or a Persist: a change of address or config epoch always comes
+// with one (at the latest with the Persist of the next PersistDone step).
+func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 	ch := &s.chk
+	cur := s.core.CurrentEpoch()
+	if cur < ch.curEpoch {
+		w.violate("S4", s, "current epoch went from %d down to %d", ch.curEpoch, cur)
+	}
+	ch.curEpoch = cur
+	if !full && len(ch.switches) == 0 {
+		return
+	}
 	v, ok := view(s)
 	switches := ch.switches
 	ch.switches = nil
 	if !ok {
 		return
 	}
-	cur := s.core.CurrentEpoch()
-	if cur < ch.curEpoch {
-		w.violate("S4", s, "current epoch went from %d down to %d", ch.curEpoch, cur)
-	}
-	ch.curEpoch = cur
 	if v.ConfigEpoch < ch.cfgEpoch {
 		w.violate("S4", s, "config epoch went from %d down to %d", ch.cfgEpoch, v.ConfigEpoch)
 	}

@@ -148,9 +148,14 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		w.tracef("s%d <- %s", s.id, describeEvent(ev))
 	}
 	inc := s.inc
+	full := false // the step may have changed the master's config
 	for _, e := range effects {
 		if s.inc != inc || !s.up {
 			return // an Exit effect crashed the process
+		}
+		switch e.(type) {
+		case core.Emit, core.Persist:
+			full = true
 		}
 		if w.trace != nil {
 			w.tracef("s%d -> %s", s.id, describeEffect(e))
@@ -159,7 +164,7 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		w.execEffect(s, e)
 	}
 	if s.up && s.inc == inc {
-		w.chk.afterStep(w, s)
+		w.chk.afterStep(w, s, full)
 	}
 }
 
