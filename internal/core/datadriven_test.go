@@ -157,7 +157,7 @@ func (w *world) do(t *testing.T, d directive) {
 		cfg := Config{Port: d.int(t, "port", 0)}
 		cfg.MyID = strings.Repeat(d.kv["id"], 40)[:40]
 		cfg.DenyScriptsReconfig = true
-		for _, mon := range strings.Split(d.kv["monitor"], ",") {
+		for _, mon := range strings.Split(d.kv["monitor"], "+") {
 			p := strings.Split(mon, ":")
 			if len(p) != 3 {
 				t.Fatalf("line %d: monitor=name:redis:quorum", d.line)
@@ -211,6 +211,24 @@ func (w *world) do(t *testing.T, d directive) {
 		s.stallTo = w.now + Millis(d.int(t, "ms", 3000))
 	case "failpersist":
 		w.sentinelByName(d.args[0]).failNext = true
+	case "replicaof":
+		// replicaof <redis> <master-redis|none>: an admin reconfigures a
+		// Redis behind the sentinels' back.
+		r := w.redisByName(t, d.args[0])
+		if d.args[1] == "none" {
+			r.master, r.ofHost, r.ofPort = true, "", 0
+		} else {
+			m := w.redisByName(t, d.args[1])
+			r.master, r.ofHost, r.ofPort = false, m.ip, m.port
+		}
+	case "move":
+		// move <sentinel> port=N: restart a sentinel on another port.
+		s := w.sentinelByName(d.args[0])
+		w.crash(s)
+		s.port = d.int(t, "port", s.port)
+		s.cfg.Port = s.port
+		w.restart(s)
+		w.drain()
 	case "set":
 		r := w.redisByName(t, d.args[0])
 		r.priority = d.int(t, "prio", r.priority)
