@@ -246,3 +246,17 @@ func TestCloseDisconnectsClients(t *testing.T) {
 		t.Fatalf("Serve after Close = %v", err)
 	}
 }
+
+func TestRenameCommand(t *testing.T) {
+	_, addr, _ := startServer(t, Config{RenameCommands: map[string]string{"sentinel": "sx", "shutdown": ""}})
+	c := dial(t, addr)
+	c.send("SENTINEL get-master-addr-by-name mym\r\nSX get-master-addr-by-name mym\r\nSHUTDOWN\r\nSX MASTER\r\nCOMMAND COUNT\r\n")
+	c.expect("-ERR unknown command 'SENTINEL', with args beginning with: 'get-master-addr-by-name' 'mym' \r\n" +
+		"*2\r\n$9\r\n127.0.0.1\r\n$4\r\n6379\r\n" +
+		"-ERR unknown command 'SHUTDOWN', with args beginning with: \r\n" +
+		"-ERR wrong number of arguments for 'sentinel|master' command\r\n" +
+		":15\r\n")
+	if _, err := New(Config{RenameCommands: map[string]string{"nope": "x"}}, newFakeBackend()); err == nil {
+		t.Fatal("renaming an unknown command was accepted")
+	}
+}

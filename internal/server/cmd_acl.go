@@ -56,6 +56,7 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 			c.addError("ERR Error in ACL SETUSER modifier '" + bad + "': " + err.Error())
 			return
 		}
+		c.s.killRevokedSubscribers(c, string(args[2]))
 		c.addReply([]byte("+OK\r\n"))
 	case "acl|deluser":
 		deleted := 0
@@ -223,6 +224,35 @@ func (s *Server) disconnectUsers(self *client, users []string) {
 		u := o.user
 		o.mu.Unlock()
 		if !slices.Contains(users, u) {
+			continue
+		}
+		if o == self {
+			self.closeNext = true
+			continue
+		}
+		o.kill()
+	}
+}
+
+// killRevokedSubscribers disconnects clients of user whose subscriptions
+// are no longer permitted, like Redis' ACLKillPubsubClientsIfNeeded.
+func (s *Server) killRevokedSubscribers(self *client, user string) {
+	for _, o := range s.clientList() {
+		o.mu.Lock()
+		u := o.user
+		chans := make([][]byte, len(o.channels))
+		for i, ch := range o.channels {
+			chans[i] = []byte(ch)
+		}
+		pats := make([][]byte, len(o.patterns))
+		for i, p := range o.patterns {
+			pats[i] = []byte(p)
+		}
+		o.mu.Unlock()
+		if u != user || len(chans)+len(pats) == 0 {
+			continue
+		}
+		if s.acl.canAccessChannels(user, chans, false) && s.acl.canAccessChannels(user, pats, true) {
 			continue
 		}
 		if o == self {

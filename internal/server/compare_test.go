@@ -183,3 +183,46 @@ func TestCompareWithRealSentinelRequirepass(t *testing.T) {
 		})
 	}
 }
+
+// fieldNames returns the "key" parts of "key:value" INFO lines or
+// "key=value" CLIENT INFO fields, in order.
+func fieldNames(s, sep string) []string {
+	var out []string
+	split := "\r\n"
+	if sep == "=" {
+		split = " "
+	}
+	for _, f := range strings.Split(strings.TrimSpace(s), split) {
+		if i := strings.Index(f, sep); i > 0 && !strings.HasPrefix(f, "#") {
+			out = append(out, f[:i])
+		} else if strings.HasPrefix(f, "#") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestCompareFieldLayoutWithRealSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-sentinel")
+	}
+	real := startRealSentinel(t)
+	_, ours, _ := startServer(t, Config{})
+	for _, tc := range []struct {
+		cmd []string
+		sep string
+	}{
+		{[]string{"CLIENT", "INFO"}, "="},
+		{[]string{"INFO", "server"}, ":"},
+		{[]string{"INFO", "clients"}, ":"},
+		{[]string{"INFO", "stats"}, ":"},
+		{[]string{"INFO", "cpu"}, ":"},
+	} {
+		r := dial(t, real).do(tc.cmd...).Str
+		o := dial(t, ours).do(tc.cmd...).Str
+		rf, of := fieldNames(r, tc.sep), fieldNames(o, tc.sep)
+		if strings.Join(rf, " ") != strings.Join(of, " ") {
+			t.Errorf("%v field names differ:\n ours: %v\n real: %v", tc.cmd, of, rf)
+		}
+	}
+}

@@ -38,6 +38,11 @@ type Config struct {
 	Requirepass string
 	// Users are "user" directive bodies: "<name> <rule> <rule>...".
 	Users []string
+	// RenameCommands applies "rename-command" directives to the top-level
+	// commands: lower-case original name → new name ("" disables the
+	// command). Error messages, ACL rules and COMMAND keep the original
+	// names, as in Redis.
+	RenameCommands map[string]string
 	// MaxClients caps connected clients (default 10000).
 	MaxClients int
 	// Timeout closes clients idle for that long (0: never). Pub/sub

@@ -54,7 +54,7 @@ func lowerInto(dst, b []byte) []byte {
 // Redis' processCommand gives (unknown command, unknown subcommand, arity).
 func (s *Server) resolve(args [][]byte, scratch []byte) (*command, string, []byte) {
 	scratch = lowerInto(scratch, args[0])
-	cmd := s.tab.top[string(scratch)]
+	cmd := s.cmds[string(scratch)]
 	if cmd == nil {
 		return nil, unknownCommand(args), scratch
 	}

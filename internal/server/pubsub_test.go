@@ -138,3 +138,19 @@ func ExampleServer_Publish() {
 	fmt.Println(s.Publish("+switch-master", "mym 127.0.0.1 6379 127.0.0.1 6380"))
 	// Output: 0
 }
+
+func TestRevokedChannelKillsSubscriber(t *testing.T) {
+	_, addr, _ := startServer(t, Config{Users: []string{"sub on nopass &* +@all"}})
+	c := dial(t, addr)
+	c.send("AUTH sub x\r\nSUBSCRIBE +sdown\r\n")
+	c.expect("+OK\r\n*3\r\n$9\r\nsubscribe\r\n$6\r\n+sdown\r\n:1\r\n")
+	other := dial(t, addr)
+	other.send("AUTH sub x\r\nSUBSCRIBE -sdown\r\n")
+	other.expect("+OK\r\n*3\r\n$9\r\nsubscribe\r\n$6\r\n-sdown\r\n:1\r\n")
+	admin := dial(t, addr)
+	admin.send("ACL SETUSER sub resetchannels &-*\r\n")
+	admin.expect("+OK\r\n")
+	c.expectClosed()
+	other.send("PING\r\n")
+	other.expect("*2\r\n$4\r\npong\r\n$0\r\n\r\n")
+}

@@ -24,6 +24,7 @@ type Server struct {
 	cfg     Config
 	backend Backend
 	tab     *table
+	cmds    map[string]*command // dispatch names after rename-command
 	acl     *acl
 	ps      pubsub
 	start   time.Time
@@ -63,6 +64,9 @@ func New(cfg Config, backend Backend) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now()}
+	if s.cmds, err = renameCommands(tab, cfg.RenameCommands); err != nil {
+		return nil, err
+	}
 	s.acl = newACL(tab)
 	if cfg.Requirepass != "" {
 		if _, err := s.acl.setUser("default", []string{"resetpass", ">" + cfg.Requirepass}); err != nil {
@@ -250,4 +254,28 @@ func (s *Server) numClients() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.clients)
+}
+
+// renameCommands builds the dispatch map with rename-command applied.
+func renameCommands(tab *table, renames map[string]string) (map[string]*command, error) {
+	cmds := make(map[string]*command, len(tab.top))
+	for name, c := range tab.top {
+		cmds[name] = c
+	}
+	for from, to := range renames {
+		from, to = strings.ToLower(from), strings.ToLower(to)
+		c := tab.top[from]
+		if c == nil {
+			return nil, fmt.Errorf("server: rename-command: no such command %q", from)
+		}
+		delete(cmds, from)
+		if to == "" {
+			continue
+		}
+		if _, taken := cmds[to]; taken {
+			return nil, fmt.Errorf("server: rename-command: target name %q already in use", to)
+		}
+		cmds[to] = c
+	}
+	return cmds, nil
 }
