@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -63,7 +64,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n", Version, ce.Line, ce.Text, ce.Msg)
 			return 1
 		}
-		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal error, can't open config file '%s': %v", abs, errors.Unwrap(err)))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal error, can't open config file '%s': %v", abs, err))
 		return 1
 	}
 	if cfg.Server.Daemonize && os.Getenv(daemonEnv) == "" {
