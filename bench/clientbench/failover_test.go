@@ -91,6 +91,7 @@ type result struct {
 	recovery  time.Duration // event → first acknowledged write
 	failed    int           // writes that returned an error after the event
 	misplaced int           // writes acknowledged after the event that are not on the final master
+	lastLost  time.Duration // event → last acknowledged write that is not on the final master
 	checked   int           // writes acknowledged after the event
 }
 
@@ -115,6 +116,7 @@ func (w *writer) result(event time.Time, master string) (result, error) {
 		}
 		if n == 0 {
 			r.misplaced++
+			r.lastLost = max(r.lastLost, at.Sub(event))
 		}
 	}
 	for _, at := range w.failed {
@@ -185,23 +187,25 @@ func TestFailoverCompare(t *testing.T) {
 			rs := runRound(t, sc)
 			for name, r := range rs {
 				results[sc.name][name] = append(results[sc.name][name], r)
-				t.Logf("%s round %d %s: recovery %v failed %d misplaced %d of %d", sc.name, round+1, name, r.recovery, r.failed, r.misplaced, r.checked)
+				t.Logf("%s round %d %s: recovery %v failed %d misplaced %d of %d (last %v after the event)", sc.name, round+1, name, r.recovery, r.failed, r.misplaced, r.checked, r.lastLost)
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | rounds |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | rounds |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarios {
 		for _, ct := range contenders {
 			rs := results[sc.name][ct.name]
-			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %d |\n", sc.name, ct.name,
+			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %v | %d |\n", sc.name, ct.name,
 				median(rs, func(r result) float64 { return float64(r.recovery) }, func(f float64) string {
 					return time.Duration(f).Round(time.Millisecond).String()
 				}),
 				int(medianF(rs, func(r result) float64 { return float64(r.failed) })),
 				int(medianF(rs, func(r result) float64 { return float64(r.misplaced) })),
-				maxMisplaced(rs), len(rs))
+				maxMisplaced(rs),
+				time.Duration(medianF(rs, func(r result) float64 { return float64(r.lastLost) })).Round(time.Millisecond),
+				len(rs))
 		}
 	}
 	t.Log(b.String())
@@ -254,6 +258,9 @@ func runRound(t *testing.T, sc scenario) map[string]result {
 		master = a
 		return err == nil && role == "master"
 	})
+	if took := time.Since(event); took > 10*time.Second {
+		t.Logf("slow failover (%v), sentinel log:\n%s", took, c.Sentinels[0].Log())
+	}
 	time.Sleep(time.Second) // observation window after the failover (a measured span, not a synchronisation)
 	out := map[string]result{}
 	for i, w := range ws {

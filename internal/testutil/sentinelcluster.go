@@ -34,10 +34,11 @@ func (c *SentinelCluster) SentinelAddrs() []string {
 
 // StartSentinelCluster starts a master named name with `replicas` replicas
 // and n sentinels (quorum, down-after-milliseconds and failover-timeout as
-// given). The sentinels' ping, ask, hello and INFO periods are shortened
-// with SENTINEL DEBUG (100, 100, 200 and 500 ms) so that they discover each
-// other quickly; detection and failover still follow down-after and the
-// election rules. It waits until every sentinel sees n-1 peers and every
+// given). The sentinels' hello period is shortened with SENTINEL DEBUG
+// (publish-period 200 ms) so that they discover each other quickly; the
+// other periods keep their defaults (a shorter ping-period shrinks the
+// "replica recently seen" window to 5×ping-period and makes failovers abort
+// with -failover-abort-no-good-slave). It waits until every sentinel sees n-1 peers and every
 // replica. Everything is killed in t.Cleanup.
 func StartSentinelCluster(t TB, name string, replicas, n, quorum, downAfterMs, failoverTimeoutMs int) *SentinelCluster {
 	t.Helper()
@@ -59,8 +60,7 @@ func StartSentinelCluster(t TB, name string, replicas, n, quorum, downAfterMs, f
 	ctx := context.Background()
 	for _, s := range c.Sentinels {
 		sc := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, Protocol: 2})
-		err := sc.Do(ctx, "SENTINEL", "DEBUG", "ping-period", "100", "ask-period", "100",
-			"publish-period", "200", "info-period", "500").Err()
+		err := sc.Do(ctx, "SENTINEL", "DEBUG", "publish-period", "200").Err()
 		sc.Close()
 		if err != nil {
 			t.Fatalf("testutil: SENTINEL DEBUG on %s: %v", s.Addr(), err)
