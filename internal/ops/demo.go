@@ -2,6 +2,8 @@ package ops
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,15 +84,22 @@ func RunDemo(ctx context.Context, d DemoOptions) (rep *DemoReport, err error) {
 		}
 	}
 
-	master, replicas, err := startDataNodes(ctx, redisBin, dir, procs, say)
+	// A random password on the data nodes isolates the demo from other
+	// sentinels on this machine: one still monitoring a dead master whose
+	// port the kernel hands to us would otherwise "demote" our node.
+	pass, err := randomPassword()
 	if err != nil {
 		return rep, err
 	}
-	sentinels, err := startSentinels(ctx, rep.SentinelBin, dir, master.port, procs, say)
+	master, replicas, err := startDataNodes(ctx, redisBin, dir, pass, procs, say)
 	if err != nil {
 		return rep, err
 	}
-	conn := &ConnOptions{Timeout: time.Second}
+	sentinels, err := startSentinels(ctx, rep.SentinelBin, dir, master.port, pass, procs, say)
+	if err != nil {
+		return rep, err
+	}
+	conn := &ConnOptions{Timeout: time.Second, NodePassword: pass}
 	for _, s := range sentinels {
 		conn.Sentinels = append(conn.Sentinels, s.addr())
 	}
@@ -165,7 +174,7 @@ func moduleRoot() (string, error) {
 	}
 }
 
-func startDataNodes(ctx context.Context, bin, dir string, procs *procSet, say func(string, ...any)) (*localProc, []*localProc, error) {
+func startDataNodes(ctx context.Context, bin, dir, pass string, procs *procSet, say func(string, ...any)) (*localProc, []*localProc, error) {
 	var master *localProc
 	var replicas []*localProc
 	for i := 0; i < 3; i++ {
@@ -178,6 +187,7 @@ func startDataNodes(ctx context.Context, bin, dir string, procs *procSet, say fu
 			"dir " + strconv.Quote(dir), "dbfilename dump-" + strconv.Itoa(port) + ".rdb",
 			"logfile " + strconv.Quote(filepath.Join(dir, "redis-"+strconv.Itoa(port)+".log")),
 			"repl-diskless-sync yes", "repl-diskless-sync-delay 0", "repl-ping-replica-period 1",
+			"requirepass " + pass, "masterauth " + pass,
 		}
 		name := "master"
 		if i > 0 {
@@ -193,7 +203,7 @@ func startDataNodes(ctx context.Context, bin, dir string, procs *procSet, say fu
 			return nil, nil, fmt.Errorf("demo: %w", err)
 		}
 		procs.add(p)
-		if err := pollUntil(ctx, 10*time.Second, p, name+" ready", func() error { return pingAddr(ctx, p.addr()) }); err != nil {
+		if err := pollUntil(ctx, 10*time.Second, p, name+" ready", func() error { return pingAddr(ctx, p.addr(), pass) }); err != nil {
 			return nil, nil, fmt.Errorf("demo: %w", err)
 		}
 		say("started %s redis-server on %s (PID %d)", name, p.addr(), p.cmd.Process.Pid)
@@ -205,7 +215,7 @@ func startDataNodes(ctx context.Context, bin, dir string, procs *procSet, say fu
 	}
 	for _, r := range replicas {
 		err := pollUntil(ctx, 15*time.Second, r, r.name+" linked to the master", func() error {
-			info, err := nodeInfo(ctx, r.addr(), "replication")
+			info, err := nodeInfo(ctx, r.addr(), pass, "replication")
 			if err != nil {
 				return err
 			}
@@ -221,7 +231,7 @@ func startDataNodes(ctx context.Context, bin, dir string, procs *procSet, say fu
 	return master, replicas, nil
 }
 
-func startSentinels(ctx context.Context, bin, dir string, masterPort int, procs *procSet, say func(string, ...any)) ([]*localProc, error) {
+func startSentinels(ctx context.Context, bin, dir string, masterPort int, pass string, procs *procSet, say func(string, ...any)) ([]*localProc, error) {
 	var out []*localProc
 	for i := 1; i <= 3; i++ {
 		port, err := freePort()
@@ -233,9 +243,10 @@ func startSentinels(ctx context.Context, bin, dir string, masterPort int, procs 
 			"sentinel monitor %s 127.0.0.1 %d 2\n"+
 			"sentinel down-after-milliseconds %s 1000\n"+
 			"sentinel failover-timeout %s 10000\n"+
-			"sentinel parallel-syncs %s 1\n",
+			"sentinel parallel-syncs %s 1\n"+
+			"sentinel auth-pass %s %s\n",
 			port, strconv.Quote(dir), strconv.Quote(filepath.Join(dir, fmt.Sprintf("sentinel-%d.log", port))),
-			DemoMaster, masterPort, DemoMaster, DemoMaster, DemoMaster)
+			DemoMaster, masterPort, DemoMaster, DemoMaster, DemoMaster, DemoMaster, pass)
 		if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}
@@ -245,7 +256,7 @@ func startSentinels(ctx context.Context, bin, dir string, masterPort int, procs 
 			return nil, fmt.Errorf("demo: %w", err)
 		}
 		procs.add(p)
-		if err := pollUntil(ctx, 10*time.Second, p, name+" ready", func() error { return pingAddr(ctx, p.addr()) }); err != nil {
+		if err := pollUntil(ctx, 10*time.Second, p, name+" ready", func() error { return pingAddr(ctx, p.addr(), "") }); err != nil {
 			return nil, fmt.Errorf("demo: %s did not come up: %w", filepath.Base(bin), err)
 		}
 		say("started %s (%s) on %s (PID %d)", name, filepath.Base(bin), p.addr(), p.cmd.Process.Pid)
@@ -282,8 +293,8 @@ func waitConverged(ctx context.Context, o *ConnOptions, replicas int) error {
 	})
 }
 
-func pingAddr(ctx context.Context, addr string) error {
-	o := &ConnOptions{Timeout: 500 * time.Millisecond}
+func pingAddr(ctx context.Context, addr, pass string) error {
+	o := &ConnOptions{Timeout: 500 * time.Millisecond, NodePassword: pass}
 	c, err := o.NodeClient(addr)
 	if err != nil {
 		return err
@@ -292,12 +303,21 @@ func pingAddr(ctx context.Context, addr string) error {
 	return c.Ping(ctx).Err()
 }
 
-func nodeInfo(ctx context.Context, addr, section string) (string, error) {
-	o := &ConnOptions{Timeout: time.Second}
+func nodeInfo(ctx context.Context, addr, pass, section string) (string, error) {
+	o := &ConnOptions{Timeout: time.Second, NodePassword: pass}
 	c, err := o.NodeClient(addr)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
 	return c.Info(ctx, section).Result()
+}
+
+// randomPassword returns 32 random hex characters.
+func randomPassword() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("demo: random password: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
