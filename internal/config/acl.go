@@ -2,12 +2,23 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 )
 
-// errACLSyntax is returned for a `user` rule Redis would not accept.
-var errACLSyntax = errors.New("acl: syntax error")
+// ACL rule errors, with the texts of ACLSetUserStringError.
+var (
+	errACLSyntax      = errors.New("Syntax error")
+	errACLKeysAfter   = errors.New("Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns")
+	errACLChansAfter  = errors.New("Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels")
+	errACLNoSuchPass  = errors.New("The password you are trying to remove from the user does not exist")
+	errACLBadHash     = errors.New("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters")
+	errACLDuplicateID = errors.New("Duplicate user found. A user can only be defined once in config files")
+	// errACLUnclosed is what 7.0.15 prints for an unclosed "(" selector
+	// (a stale errno: the merge step does not set one).
+	errACLUnclosed = errors.New("Unknown command or category name in ACL")
+)
 
 // aclUser is the small subset of an ACL user needed to describe it the way
 // ACLDescribeUser does for the rules a sentinel.conf uses.
@@ -25,12 +36,13 @@ type aclUser struct {
 	selectors   []string
 }
 
+// isHash reports whether s is 64 lower-case hex digits.
 func isHash(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isHex(s[i]) {
+		if !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')) {
 			return false
 		}
 	}
@@ -74,23 +86,35 @@ func (u *aclUser) apply(r string) error {
 		u.addPass(passwordHash(r[1:]))
 	case strings.HasPrefix(r, "#"):
 		if !isHash(r[1:]) {
+			return errACLBadHash
+		}
+		u.addPass(r[1:])
+	case strings.HasPrefix(r, "<"):
+		return u.delPass(passwordHash(r[1:]))
+	case strings.HasPrefix(r, "!"):
+		if !isHash(r[1:]) {
+			return errACLBadHash
+		}
+		return u.delPass(r[1:])
+	case strings.HasPrefix(r, "~") || strings.HasPrefix(r, "%"):
+		if u.allKeys {
+			return errACLKeysAfter
+		}
+		if strings.HasPrefix(r, "%") && !validKeyPerm(r) {
 			return errACLSyntax
 		}
-		u.addPass(strings.ToLower(r[1:]))
-	case strings.HasPrefix(r, "<"):
-		u.delPass(passwordHash(r[1:]))
-	case strings.HasPrefix(r, "!"):
-		u.delPass(strings.ToLower(r[1:]))
-	case r == "~*":
-		u.allKeys, u.keys = true, nil
-	case strings.HasPrefix(r, "~") || strings.HasPrefix(r, "%"):
-		if !u.allKeys {
+		if r == "~*" || r == "%RW~*" || r == "%WR~*" {
+			u.allKeys, u.keys = true, nil
+		} else {
 			u.keys = append(u.keys, r)
 		}
-	case r == "&*":
-		u.allChannels, u.channels = true, nil
 	case strings.HasPrefix(r, "&"):
-		if !u.allChannels {
+		if u.allChannels {
+			return errACLChansAfter
+		}
+		if r == "&*" {
+			u.allChannels, u.channels = true, nil
+		} else {
 			u.channels = append(u.channels, r)
 		}
 	case (strings.HasPrefix(r, "+") || strings.HasPrefix(r, "-")) && len(r) > 1:
@@ -113,13 +137,49 @@ func (u *aclUser) addPass(h string) {
 	u.passwords = append(u.passwords, h)
 }
 
-func (u *aclUser) delPass(h string) {
+func (u *aclUser) delPass(h string) error {
 	for i, p := range u.passwords {
 		if p == h {
 			u.passwords = append(u.passwords[:i], u.passwords[i+1:]...)
-			return
+			return nil
 		}
 	}
+	return errACLNoSuchPass
+}
+
+// validKeyPerm checks a %R~ / %W~ / %RW~ key pattern.
+func validKeyPerm(r string) bool {
+	i := 1
+	for i < len(r) && (r[i] == 'R' || r[i] == 'W' || r[i] == 'r' || r[i] == 'w') {
+		i++
+	}
+	return i > 1 && i < len(r) && r[i] == '~'
+}
+
+// mergeSelectors joins "(a" "b)" into one "(a b)" rule like
+// ACLMergeSelectorArguments; bad is the index of an unclosed "(".
+func mergeSelectors(rules []string) (merged []string, bad int, err error) {
+	open := -1
+	sel := ""
+	for j, r := range rules {
+		if open < 0 && strings.HasPrefix(r, "(") && !strings.HasSuffix(r, ")") {
+			open, sel = j, r
+			continue
+		}
+		if open >= 0 {
+			sel += " " + r
+			if strings.HasSuffix(r, ")") {
+				merged = append(merged, sel)
+				open = -1
+			}
+			continue
+		}
+		merged = append(merged, r)
+	}
+	if open >= 0 {
+		return nil, open, errACLUnclosed
+	}
+	return merged, 0, nil
 }
 
 // describe renders the user like ACLDescribeUser.
@@ -139,6 +199,20 @@ func (u *aclUser) describe() string {
 	for _, p := range u.passwords {
 		parts = append(parts, "#"+p)
 	}
+	parts = append(parts, u.selectorParts()...)
+	for _, sel := range u.selectors {
+		var su aclUser
+		for _, r := range strings.Fields(strings.TrimSuffix(strings.TrimPrefix(sel, "("), ")")) {
+			_ = su.apply(r) // validated at load
+		}
+		parts = append(parts, "("+strings.Join(su.selectorParts(), " ")+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// selectorParts describes keys, channels and commands (ACLDescribeSelector).
+func (u *aclUser) selectorParts() []string {
+	var parts []string
 	if u.allKeys {
 		parts = append(parts, "~*")
 	} else {
@@ -155,20 +229,23 @@ func (u *aclUser) describe() string {
 	} else {
 		parts = append(parts, "-@all")
 	}
-	parts = append(parts, u.commands...)
-	parts = append(parts, u.selectors...)
-	return strings.Join(parts, " ")
+	return append(parts, u.commands...)
 }
 
-// checkUserRules reports whether every rule of a `user` line is valid.
-func checkUserRules(rules []string) error {
+// checkUserRules validates the rules of a `user` line and returns them with
+// selectors merged; on error bad is the index Redis reports (see userError).
+func checkUserRules(rules []string) (merged []string, bad int, err error) {
+	merged, bad, err = mergeSelectors(rules)
+	if err != nil {
+		return nil, bad, err
+	}
 	var u aclUser
-	for _, r := range rules {
+	for j, r := range merged {
 		if err := u.apply(r); err != nil {
-			return err
+			return nil, j, err
 		}
 	}
-	return nil
+	return merged, 0, nil
 }
 
 // userLines returns the `user` lines a rewrite writes: every user sorted by
@@ -201,4 +278,45 @@ func userLines(s *Server) []string {
 		out = append(out, "user "+n+" "+users[n].describe())
 	}
 	return out
+}
+
+// aclCategories are the ACL command categories of Redis 7.0.
+var aclCategories = map[string]bool{
+	"all": true, "keyspace": true, "read": true, "write": true, "set": true, "sortedset": true,
+	"list": true, "hash": true, "string": true, "bitmap": true, "hyperloglog": true, "geo": true,
+	"stream": true, "pubsub": true, "admin": true, "fast": true, "slow": true, "blocking": true,
+	"dangerous": true, "connection": true, "transaction": true, "scripting": true,
+}
+
+// checkUserCommands reports the first +cmd/-cmd rule naming a command a
+// sentinel does not have (ACLLoadConfiguredUsers at startup: "Error loading
+// ACL rule ..."), or "" when all are known. Selectors are checked inside.
+func checkUserCommands(u User) string {
+	for _, r := range u.Rules {
+		rules := []string{r}
+		if strings.HasPrefix(r, "(") {
+			rules = strings.Fields(strings.Trim(r, "()"))
+		}
+		for _, x := range rules {
+			if len(x) < 2 || (x[0] != '+' && x[0] != '-') {
+				continue
+			}
+			name := strings.ToLower(x[1:])
+			known := false
+			if strings.HasPrefix(name, "@") {
+				known = aclCategories[name[1:]]
+			} else {
+				cmd, _, _ := strings.Cut(name, "|")
+				for _, c := range sentinelCommands {
+					if c == cmd {
+						known = true
+					}
+				}
+			}
+			if !known {
+				return fmt.Sprintf("Error loading ACL rule '%s' for the user named '%s': Unknown command or category name in ACL", r, u.Name)
+			}
+		}
+	}
+	return ""
 }

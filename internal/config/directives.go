@@ -92,7 +92,7 @@ func init() {
 		"oom-score-adj-values", "bind", "latency-tracking-info-percentiles", "replicaof")
 	add(rangeSpec(0, 65535), "port", "tls-port", "cluster-port", "cluster-announce-port",
 		"cluster-announce-bus-port", "cluster-announce-tls-port", "replica-announce-port")
-	add(rangeSpec(1, 1<<62), "maxclients")
+	add(rangeSpec(1, 1<<32-1), "maxclients")
 	add(rangeSpec(0, 1<<31-1), "timeout", "tcp-keepalive", "hz")
 	add(intSpec(), "databases", "io-threads", "auto-aof-rewrite-percentage",
 		"cluster-replica-validity-factor", "list-max-listpack-size", "cluster-migration-barrier",

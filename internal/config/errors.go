@@ -62,7 +62,6 @@ const (
 	msgModuleNoValue    = "Module config specified without value"
 	msgNotInt           = "argument couldn't be parsed into an integer"
 	msgYesNo            = "argument must be 'yes' or 'no'"
-	msgUserSyntax       = "Error in user declaration 'user': Syntax error"
 	msgNotMemory        = "argument must be a memory value"
 	msgUnbalancedQuotes = "Unbalanced quotes in configuration line"
 )

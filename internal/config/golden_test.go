@@ -68,6 +68,8 @@ sentinel master-reboot-down-after-period m1 1000
 	{name: "users", conf: `sentinel myid {{ID}}
 user default on nopass ~* &* +@all
 user alice on >pw ~* +@all
+user carol on >x %R~cache:* &chan +ping (~y +info) resetpass nopass
+user dave off #0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef allchannels allkeys -@all +info
 bind 127.0.0.1
 sentinel monitor m1 127.0.0.1 {{M}} 2
 `},

@@ -34,7 +34,8 @@ type Config struct {
 
 	// raw keeps every directive line for ApplyArgs re-validation.
 	src   []srcLine
-	lines int // number of lines of the file content (split on "\n")
+	lines int     // number of lines of the file content (split on "\n")
+	cur   srcLine // line being parsed
 }
 
 // Server holds the redis.conf options a sentinel uses, plus every other
@@ -79,7 +80,9 @@ type Server struct {
 // User is one ACL user declared with `user NAME rules...` lines.
 type User struct {
 	Name  string   // user name
-	Rules []string // ACL rules in order
+	Rules []string // ACL rules in order (selectors merged)
+
+	at srcLine // where it was declared, for startup-time errors
 }
 
 // Rename maps a command name to a new name.
@@ -179,7 +182,7 @@ func (c *Config) Clone() *Config {
 	n.Server.RenameCommands = append([]Rename(nil), c.Server.RenameCommands...)
 	n.Server.Users = nil
 	for _, u := range c.Server.Users {
-		n.Server.Users = append(n.Server.Users, User{Name: u.Name, Rules: append([]string(nil), u.Rules...)})
+		n.Server.Users = append(n.Server.Users, User{Name: u.Name, Rules: append([]string(nil), u.Rules...), at: u.at})
 	}
 	n.Server.Other = nil
 	for _, d := range c.Server.Other {

@@ -67,7 +67,24 @@ func parseBytes(data []byte, name string, args []string) (*Config, error) {
 	if err := c.applySentinel(); err != nil {
 		return nil, err
 	}
+	if err := c.checkUsers(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// checkUsers does the ACL checks a sentinel does at startup, after the
+// config file: rules must name sentinel commands or known categories.
+func (c *Config) checkUsers() error {
+	if c.Server.ACLFile != "" {
+		return nil
+	}
+	for _, u := range c.Server.Users {
+		if msg := checkUserCommands(u); msg != "" {
+			return &ConfigError{File: u.at.file, Line: u.at.line, Text: u.at.text, Msg: msg}
+		}
+	}
+	return nil
 }
 
 // ApplyArgs applies command-line overrides the way redis-server does:
@@ -85,6 +102,9 @@ func (c *Config) ApplyArgs(args []string) error {
 	err := c.parseArgs(args)
 	if err == nil {
 		err = c.applySentinel()
+	}
+	if err == nil {
+		err = c.checkUsers()
 	}
 	if err != nil {
 		*c = *saved
@@ -176,6 +196,7 @@ func (c *Config) parseText(text, file string, first, depth int) error {
 			}
 			continue
 		}
+		c.cur = srcLine{file: file, line: lineno, text: line}
 		if msg := c.applyServer(args); msg != "" {
 			return fail(msg)
 		}

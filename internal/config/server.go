@@ -38,10 +38,16 @@ func (c *Config) applyServer(args []string) string {
 	case name == "rename-command" && len(args) == 3:
 		return c.renameCommand(args[1], args[2])
 	case name == "user" && len(args) >= 2:
-		if err := checkUserRules(args[2:]); err != nil {
-			return msgUserSyntax
+		for _, u := range c.Server.Users {
+			if u.Name == args[1] {
+				return userError(args, 1, errACLDuplicateID)
+			}
 		}
-		c.addUser(args[1], args[2:])
+		rules, bad, err := checkUserRules(args[2:])
+		if err != nil {
+			return userError(args, bad, err)
+		}
+		c.Server.Users = append(c.Server.Users, User{Name: args[1], Rules: rules, at: c.cur})
 		return ""
 	case name == "loadmodule" && len(args) >= 2:
 		c.setOther(name, args[1:], false)
@@ -109,8 +115,23 @@ func validateMulti(name string, vals []string) string {
 		}
 		for _, v := range vals {
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 || f > 100 {
-				return "latency-tracking-info-percentiles must be between 0.0 and 100.0"
+			if err != nil {
+				return "latency-tracking-info-percentiles parameters should be a number"
+			}
+			if f < 0 || f > 100 {
+				return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+			}
+		}
+	case "save":
+		if len(vals) == 1 && vals[0] == "" {
+			return ""
+		}
+		if len(vals)%2 != 0 {
+			return "Invalid save parameters"
+		}
+		for _, v := range vals {
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				return "Invalid save parameters"
 			}
 		}
 	case "oom-score-adj-values":
@@ -282,15 +303,11 @@ func (c *Config) commandNames() map[string]bool {
 	return names
 }
 
-// addUser appends rules to a user, merging lines for the same name.
-func (c *Config) addUser(name string, rules []string) {
-	for i := range c.Server.Users {
-		if c.Server.Users[i].Name == name {
-			c.Server.Users[i].Rules = append(c.Server.Users[i].Rules, rules...)
-			return
-		}
-	}
-	c.Server.Users = append(c.Server.Users, User{Name: name, Rules: append([]string(nil), rules...)})
+// userError formats an ACL error like config.c. Redis prints argv[i] where i
+// is the index of the failing rule among the rules (not among argv), so the
+// word shown is two words to the left: we keep that for identical messages.
+func userError(argv []string, i int, err error) string {
+	return fmt.Sprintf("Error in user declaration '%s': %s", argv[i], err.Error())
 }
 
 // passwordHash returns the ACL form of a password (#<sha256 hex>).
