@@ -25,6 +25,9 @@ func (s *Sentinel) onReply(e Reply) {
 	case cmdInfo:
 		if e.Value.Kind == KindBulk {
 			s.refreshInfo(i, e.Value.Str)
+			if !i.released {
+				s.reactToInfo(i)
+			}
 		}
 	case cmdHello:
 		if e.Value.Kind != KindError {
@@ -32,6 +35,7 @@ func (s *Sentinel) onReply(e Reply) {
 		}
 	case cmdAskMasterDown:
 		s.onIsMasterDownReply(i, e.Value)
+		s.reactToVote(i.master)
 	case cmdSubscribe:
 		if e.Value.Kind == KindError {
 			// hiredis drops the pub/sub connection on a SUBSCRIBE error.

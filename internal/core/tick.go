@@ -57,8 +57,24 @@ func (s *Sentinel) handleInstance(i *instance) {
 		if s.startFailoverIfNeeded(i) {
 			s.askMasterState(i, true)
 		}
-		s.failoverStateMachine(i)
+		s.chainFailover(i)
 		s.askMasterState(i, false)
+	}
+}
+
+// chainFailover runs the failover state machine for this tick, walking the
+// states that need no outside input in one go (see react.go). The switch
+// to the promoted replica stays after the loop over all masters, as in
+// sentinelHandleDictOfRedisInstances.
+func (s *Sentinel) chainFailover(m *instance) {
+	for k := 0; k < maxChainedStates; k++ {
+		before := m.m.failoverState
+		s.failoverStateMachine(m)
+		after := m.m.failoverState
+		if after == before || m.flags&fFailoverInProgress == 0 ||
+			(after != FailoverSelectSlave && after != FailoverSendSlaveofNoOne) {
+			return
+		}
 	}
 }
 
