@@ -10,8 +10,8 @@ import (
 	"github.com/gosentinel/gosentinel/internal/sim"
 )
 
-// runCLI runs sentinelctl with args and returns stdout and the error.
-func runCLI(t *testing.T, args ...string) (string, error) {
+// runSimCLI runs sentinelctl with args and returns stdout and the error.
+func runSimCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	root := newRoot()
 	var out, errw bytes.Buffer
@@ -23,7 +23,7 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 }
 
 func TestSimSummaryLine(t *testing.T) {
-	out, err := runCLI(t, "sim", "--seeds", "3", "--start", "5")
+	out, err := runSimCLI(t, "sim", "--seeds", "3", "--start", "5")
 	if err != nil {
 		t.Fatalf("sim --seeds 3: %v\n%s", err, out)
 	}
@@ -35,7 +35,7 @@ func TestSimSummaryLine(t *testing.T) {
 }
 
 func TestSimReplayPrintsOptionsAndTrace(t *testing.T) {
-	out, err := runCLI(t, "sim", "--seed", "2", "--trace")
+	out, err := runSimCLI(t, "sim", "--seed", "2", "--trace")
 	if err != nil {
 		t.Fatalf("sim --seed 2 --trace: %v", err)
 	}
@@ -44,7 +44,7 @@ func TestSimReplayPrintsOptionsAndTrace(t *testing.T) {
 			t.Errorf("replay output lacks %q", want)
 		}
 	}
-	again, _ := runCLI(t, "sim", "--seed", "2", "--trace")
+	again, _ := runSimCLI(t, "sim", "--seed", "2", "--trace")
 	if again != out {
 		t.Fatal("two replays of seed 2 differ")
 	}
@@ -56,7 +56,7 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"sim", "--seeds", "x"},
 		{"sim", "extra"},
 	} {
-		if _, err := runCLI(t, args...); err == nil {
+		if _, err := runSimCLI(t, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}
