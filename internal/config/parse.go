@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// srcLine is one `sentinel ...` directive queued for the three passes.
+// srcLine is a directive and where it was read: `sentinel ...` lines are
+// queued for the three passes, user lines keep it for startup checks.
 type srcLine struct {
 	file string
 	line int
