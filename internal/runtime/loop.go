@@ -220,5 +220,3 @@ func (r *Runtime) call(fn func()) error {
 		return ErrStopped
 	}
 }
-
-

@@ -27,7 +27,9 @@ import (
 type ExitError struct{ Code int }
 
 // Error describes the exit request.
-func (e *ExitError) Error() string { return fmt.Sprintf("runtime: exit requested with code %d", e.Code) }
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("runtime: exit requested with code %d", e.Code)
+}
 
 // ErrStopped is returned to clients whose command arrives while the
 // runtime is stopping.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"github.com/gosentinel/gosentinel/internal/core"
@@ -15,6 +16,7 @@ import (
 // os/exec passes no other descriptor (Go opens every fd with O_CLOEXEC).
 // Queueing, retries and the runtime limit are the core's job.
 func (r *Runtime) runScript(e core.RunScript) {
+	closeOnExecInherited()
 	cmd := exec.Command(e.Path, e.Args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -46,6 +48,22 @@ func (r *Runtime) killScript(e core.KillScript) {
 	if p != nil {
 		if err := p.Kill(); err != nil {
 			r.log.Log(context.Background(), LevelVerbose, "kill script: "+err.Error())
+		}
+	}
+}
+
+// closeOnExecInherited sets FD_CLOEXEC on every descriptor above stderr.
+// Go opens its own files with O_CLOEXEC, but descriptors inherited from
+// whoever started the sentinel (a test harness, an init system) are not,
+// and a script must receive nothing but stdio.
+func closeOnExecInherited() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return // not Linux procfs: nothing better to do portably
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
 		}
 	}
 }
