@@ -12,6 +12,8 @@ const (
 	DefaultSentinelTimeout   = 300 * time.Millisecond
 	DefaultSentinelQuorum    = 2
 	DefaultPubSubSentinels   = 3
+	DefaultPromotionWatch    = 5 * time.Second
+	DefaultPromotionGrace    = 10 * time.Second
 	DefaultResolveCacheTTL   = time.Second
 	DefaultReconcileInterval = 10 * time.Second
 	DefaultDialTimeout       = 5 * time.Second
@@ -65,6 +67,15 @@ type FailoverOptions struct {
 	// failover leader publishes +promoted-slave, the earliest sign of a
 	// failover, so subscribing to several sentinels catches it more often.
 	PubSubSentinels int
+	// PromotionWatch bounds how long the client polls ROLE (every 10 ms) on
+	// a replica announced by +selected-slave, to switch to it the moment it
+	// is promoted, before the sentinels advertise it (default 5 s; -1
+	// disables the early switch).
+	PromotionWatch time.Duration
+	// PromotionGrace is how long after such an early switch a resolution
+	// keeps the promoted node (while it reports master) even if lagging
+	// sentinels still name the old master (default 10 s).
+	PromotionGrace time.Duration
 	// ReconcileInterval is how often the background loop re-resolves the
 	// master as a safety net for lost Pub/Sub messages (default 10 s, with
 	// ±20 % jitter; -1 disables the loop).
@@ -130,6 +141,12 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	}
 	if c.PubSubSentinels <= 0 {
 		c.PubSubSentinels = DefaultPubSubSentinels
+	}
+	if c.PromotionWatch == 0 {
+		c.PromotionWatch = DefaultPromotionWatch
+	}
+	if c.PromotionGrace <= 0 {
+		c.PromotionGrace = DefaultPromotionGrace
 	}
 	if c.ReconcileInterval == 0 {
 		c.ReconcileInterval = DefaultReconcileInterval

@@ -48,6 +48,10 @@ type resolver struct {
 	conns      map[*trackedConn]struct{}
 	subConns   map[net.Conn]struct{} // pub/sub connections, closed on shutdown
 
+	following  string    // replica whose promotion is being polled
+	earlyFrom  string    // address left by an early switch on promotion
+	earlyUntil time.Time // end of that switch's grace period
+
 	bgOnce sync.Once
 	poke   chan struct{}              // a data connection was closed
 	rdb    weak.Pointer[redis.Client] // the client, not kept alive by us
@@ -289,6 +293,7 @@ func (r *resolver) resolveMaster(ctx context.Context) error {
 	if len(cands) > 1 {
 		r.stats.disagreements.Add(1)
 	}
+	cands = r.preferEarly(cands)
 	var verr []error
 	roleErr := false
 	for _, addr := range cands {

@@ -15,6 +15,7 @@ type counters struct {
 	poolFlushes, masterChanges, disagreements     atomic.Uint64
 	pubSubHints, reconciles, retries              atomic.Uint64
 	sentinelErrors, sentinelsDiscovered, dials    atomic.Uint64
+	earlyPromotions                               atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
@@ -32,6 +33,7 @@ type Stats struct {
 	SentinelErrors      uint64    // failed sentinel queries (unreachable, timeout, protocol)
 	SentinelsDiscovered uint64    // sentinels added to the list by SENTINEL SENTINELS
 	Dials               uint64    // data connections opened and verified
+	EarlyPromotions     uint64    // switches made on +selected-slave once the replica reported ROLE master
 	LastFailover        time.Time // when the last master change was committed (zero if none)
 	CurrentAddr         string    // current verified master address ("" if none yet)
 	Sentinels           []string  // current sentinel list, in the order it is tried
@@ -52,6 +54,7 @@ func (r *resolver) snapshot() Stats {
 		SentinelErrors:      r.stats.sentinelErrors.Load(),
 		SentinelsDiscovered: r.stats.sentinelsDiscovered.Load(),
 		Dials:               r.stats.dials.Load(),
+		EarlyPromotions:     r.stats.earlyPromotions.Load(),
 	}
 	if ns := r.stats.lastFailover.Load(); ns != 0 {
 		s.LastFailover = time.Unix(0, ns)

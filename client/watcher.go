@@ -22,7 +22,11 @@ const checkInterval = time.Second
 const (
 	chanSwitchMaster  = "+switch-master"
 	chanPromotedSlave = "+promoted-slave"
+	chanSelectedSlave = "+selected-slave"
 )
+
+// hintChannels are the channels every subscriber listens to.
+var hintChannels = []string{chanSwitchMaster, chanPromotedSlave, chanSelectedSlave}
 
 // startBackground starts, once and at the first successful dial of a master
 // client, the lifecycle goroutine (reconciliation, closed-client detection)
@@ -159,13 +163,13 @@ func (r *resolver) subscribe(i int) (*respConn, string, error) {
 			continue
 		}
 		rc := newRespConn(c)
-		cmds := [][]string{{"SUBSCRIBE", chanSwitchMaster, chanPromotedSlave}}
+		cmds := [][]string{append([]string{"SUBSCRIBE"}, hintChannels...)}
 		if auth := authCmd(r.opt.SentinelUsername, r.opt.SentinelPassword); auth != nil {
 			cmds = append([][]string{auth}, cmds...)
 		}
-		// Two confirmations for the two channels.
+		// One confirmation per channel.
 		rs, err := rc.do(deadline, cmds...)
-		if err == nil {
+		for k := 1; k < len(hintChannels) && err == nil; k++ {
 			var extra reply
 			extra, _, err = readReply(rc.br, 0)
 			rs = append(rs, extra)
@@ -236,6 +240,10 @@ func (r *resolver) onEvent(channel, payload, from string) {
 	switch {
 	case channel == chanSwitchMaster && len(f) >= 1 && f[0] == r.opt.MasterName:
 	case channel == chanPromotedSlave && len(f) >= 6 && f[4] == "@" && f[5] == r.opt.MasterName:
+	case channel == chanSelectedSlave && len(f) >= 6 && f[4] == "@" && f[5] == r.opt.MasterName:
+		r.stats.pubSubHints.Add(1)
+		r.followPromotion(net.JoinHostPort(f[2], f[3]))
+		return
 	default:
 		return
 	}

@@ -1,0 +1,123 @@
+package client
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+// Early switch on promotion.
+//
+// The failover leader publishes +selected-slave before it sends REPLICAOF NO
+// ONE to the chosen replica, but it publishes +promoted-slave (and starts
+// answering GET-MASTER-ADDR-BY-NAME with the new address) only after its
+// next INFO of that replica shows role:master — up to a second later. Writes
+// the old master acknowledges in between are lost when it is demoted. So on
+// +selected-slave the client polls ROLE on the selected replica and switches
+// to it as soon as it reports master. The switch is sticky for
+// PromotionGrace: a resolution in that window that still hears the old
+// address from lagging sentinels keeps the promoted node while it reports
+// master.
+
+const promotionPoll = 10 * time.Millisecond
+
+// followPromotion starts (once per replica address) the ROLE poller for a
+// replica the leader selected.
+func (r *resolver) followPromotion(addr string) {
+	if r.opt.PromotionWatch < 0 {
+		return
+	}
+	r.mu.Lock()
+	if r.following == addr || r.addr == addr || r.closed() {
+		r.mu.Unlock()
+		return
+	}
+	r.following = addr
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			if r.following == addr {
+				r.following = ""
+			}
+			r.mu.Unlock()
+		}()
+		r.pollPromotion(addr)
+	}()
+}
+
+// pollPromotion asks addr for ROLE every promotionPoll on one connection
+// until it reports master (then switches to it), the client moved there
+// anyway, or PromotionWatch passes.
+func (r *resolver) pollPromotion(addr string) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.opt.PromotionWatch)
+	defer cancel()
+	var c net.Conn
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	for ctx.Err() == nil {
+		r.mu.Lock()
+		done := r.addr == addr
+		r.mu.Unlock()
+		if done {
+			return
+		}
+		if c == nil {
+			dl := deadlineFor(ctx, r.opt.SentinelTimeout)
+			nc, err := dialWith(ctx, r.opt.Dialer, r.opt.TLSConfig, addr, dl)
+			if err == nil {
+				c = nc
+			}
+		}
+		if c != nil {
+			role, err := probeRole(c, deadlineFor(ctx, r.opt.SentinelTimeout), r.opt.Username, r.opt.Password)
+			switch {
+			case err != nil:
+				c.Close()
+				c = nil
+			case role == roleMaster:
+				r.stats.earlyPromotions.Add(1)
+				r.mu.Lock()
+				old := r.addr
+				r.mu.Unlock()
+				r.commit(addr)
+				r.mu.Lock()
+				r.earlyFrom, r.earlyUntil = old, time.Now().Add(r.opt.PromotionGrace)
+				r.broadcastLocked()
+				r.mu.Unlock()
+				return
+			}
+		}
+		t := time.NewTimer(promotionPoll)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+}
+
+// preferEarly reorders resolution candidates: within the grace period after
+// an early switch, the promoted address goes first so that lagging
+// sentinels still naming the old master do not switch the client back
+// while the promoted node reports master.
+func (r *resolver) preferEarly(cands []string) []string {
+	r.mu.Lock()
+	cur, from, until := r.addr, r.earlyFrom, r.earlyUntil
+	r.mu.Unlock()
+	if from == "" || time.Now().After(until) || cur == "" {
+		return cands
+	}
+	out := []string{cur}
+	for _, c := range cands {
+		if c != cur {
+			out = append(out, c)
+		}
+	}
+	return out
+}
