@@ -2,10 +2,12 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -94,14 +96,34 @@ func TestRedisBenchmarkSideBySide(t *testing.T) {
 	}
 	real := startRealSentinel(t)
 	_, ours, _ := startServer(t, Config{})
-	for _, target := range []struct{ name, addr string }{{"gosentinel", ours}, {"redis-sentinel", real}} {
-		host, port, _ := net.SplitHostPort(target.addr)
-		for _, pipeline := range []string{"1", "100"} {
-			out, err := exec.Command(bin, "-h", host, "-p", port, "-t", "ping", "-c", "50", "-n", "200000", "-P", pipeline, "-q").CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s: %v\n%s", target.name, err, out)
+	// The machine is shared and noisy: alternate the targets for a few
+	// rounds and keep the best figure of each.
+	best := map[string]float64{}
+	for round := 0; round < 3; round++ {
+		for _, target := range []struct{ name, addr string }{{"gosentinel", ours}, {"redis-sentinel", real}} {
+			host, port, _ := net.SplitHostPort(target.addr)
+			for _, pipeline := range []string{"1", "100"} {
+				out, err := exec.Command(bin, "-h", host, "-p", port, "-t", "ping", "-c", "50", "-n", "200000", "-P", pipeline, "-q").CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", target.name, err, out)
+				}
+				for _, line := range strings.Split(strings.ReplaceAll(string(out), "\r", "\n"), "\n") {
+					var test string
+					var rps float64
+					if _, err := fmt.Sscanf(line, "%s %f requests per second", &test, &rps); err == nil {
+						key := fmt.Sprintf("%-15s %-12s -P %-3s", target.name, strings.TrimSuffix(test, ":"), pipeline)
+						best[key] = max(best[key], rps)
+					}
+				}
 			}
-			t.Logf("%s -P %s: %s", target.name, pipeline, strings.TrimSpace(string(out)))
 		}
+	}
+	keys := make([]string, 0, len(best))
+	for k := range best {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%s %10.0f req/s", k, best[k])
 	}
 }

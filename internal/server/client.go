@@ -49,6 +49,7 @@ type client struct {
 	out           []byte
 	spare         []byte
 	closing       bool // no more output is accepted; writer drains then closes
+	writing       bool // a goroutine is writing to conn (reader fast path or writer)
 	killed        bool
 	softSince     time.Time // when out first exceeded the pub/sub soft limit
 	proto         int
@@ -209,25 +210,42 @@ func (c *client) protocol() int {
 	return c.proto
 }
 
-// flush hands pending replies to the writer, waiting while too much
-// output is unsent (a client that pipelines without reading). It returns
-// false when the connection is closing.
+// flush sends pending replies. Fast path: when nothing is queued and no
+// write is in progress, the reader writes them itself (one syscall, no
+// goroutine hand-off); the socket write may block only this connection.
+// Otherwise they are queued behind the pending output for the writer, and
+// the reader waits while too much output is unsent (a client that
+// pipelines without reading). It returns false when the connection is
+// closing.
 func (c *client) flush() bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closing {
+		c.mu.Unlock()
 		c.pending = c.pending[:0]
 		return false
 	}
+	if len(c.pending) > 0 && len(c.out) == 0 && !c.writing && !c.closeNext {
+		c.writing = true
+		c.mu.Unlock()
+		n, err := c.conn.Write(c.pending)
+		c.s.stats.netOut.Add(int64(n))
+		c.resetPending()
+		c.mu.Lock()
+		c.writing = false
+		c.cond.Broadcast() // the writer may have output queued meanwhile
+		c.mu.Unlock()
+		if err != nil {
+			c.kill()
+			return false
+		}
+		return true
+	}
+	defer c.mu.Unlock()
 	if len(c.pending) > 0 {
 		c.out = append(c.out, c.pending...)
 		c.cond.Broadcast()
 	}
-	if cap(c.pending) > 1<<20 {
-		c.pending = nil
-	} else {
-		c.pending = c.pending[:0]
-	}
+	c.resetPending()
 	if c.closeNext {
 		c.closing = true
 		c.cond.Broadcast()
@@ -237,6 +255,15 @@ func (c *client) flush() bool {
 		c.cond.Wait()
 	}
 	return !c.closing
+}
+
+// resetPending empties the reply buffer, dropping it if it grew large.
+func (c *client) resetPending() {
+	if cap(c.pending) > 1<<20 {
+		c.pending = nil
+	} else {
+		c.pending = c.pending[:0]
+	}
 }
 
 // deliver appends a pub/sub message without blocking; a client whose
@@ -284,7 +311,10 @@ func (c *client) writeLoop() {
 	defer c.conn.Close()
 	for {
 		c.mu.Lock()
-		for len(c.out) == 0 && !c.closing {
+		for (len(c.out) == 0 || c.writing) && !c.closing {
+			c.cond.Wait()
+		}
+		for c.writing && !c.killed { // closing: let the reader's write finish
 			c.cond.Wait()
 		}
 		if len(c.out) == 0 || c.killed {
@@ -293,12 +323,14 @@ func (c *client) writeLoop() {
 		}
 		buf := c.out
 		c.out = c.spare[:0]
+		c.writing = true
 		c.mu.Unlock()
 
 		n, err := c.conn.Write(buf)
 		c.s.stats.netOut.Add(int64(n))
 
 		c.mu.Lock()
+		c.writing = false
 		if cap(buf) <= 1<<20 {
 			c.spare = buf[:0]
 		} else {
