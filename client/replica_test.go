@@ -80,8 +80,18 @@ func TestReplicaClientWithFakeSentinel(t *testing.T) {
 // replica and unknown-name errors.
 func TestRealSentinel(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, 1, 1)
+	c := startCluster(t, 1, 3)
 	ctx := context.Background()
+	t.Run("sentinel list refresh", func(t *testing.T) {
+		rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.sentinelAddrs()[:1]})
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		st, _ := StatsOf(rdb)
+		if len(st.Sentinels) != 3 || st.SentinelsDiscovered != 2 || st.Sentinels[0] != c.sentinels[0].Addr() {
+			t.Fatalf("sentinel list %v (discovered %d), want the seed first and its 2 peers", st.Sentinels, st.SentinelsDiscovered)
+		}
+	})
 	t.Run("master", func(t *testing.T) {
 		rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.sentinelAddrs()})
 		if v, err := rdb.Do(ctx, "ROLE").Slice(); err != nil || v[0] != "master" {
