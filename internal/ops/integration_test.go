@@ -258,3 +258,33 @@ func TestDemoWithRealSentinel(t *testing.T) {
 		t.Errorf("demo dir %s not removed: %v", rep.Dir, err)
 	}
 }
+
+func TestDrillKillFindsMasterByPort(t *testing.T) {
+	t.Parallel()
+	d := startDeployment(t, deploySpec{sentinels: 3, quorum: 2, downAfterMs: 1000, failoverTimeout: 10000})
+	var progress bytes.Buffer
+	rep, err := RunDrill(context.Background(), DrillOptions{Conn: d.conn, Master: "mym", Kill: true, Timeout: 30 * time.Second,
+		Settle: 200 * time.Millisecond, Progress: &progress, MaxLost: -1, NewClient: GoRedisClientFactory})
+	if err != nil {
+		t.Fatalf("drill: %v\n%s", err, progress.String())
+	}
+	if rep.KilledPID != d.top.Master.PID() {
+		t.Errorf("killed PID %d, want the master's %d", rep.KilledPID, d.top.Master.PID())
+	}
+	select {
+	case <-d.top.Master.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the master process is still running")
+	}
+	if !rep.Passed() || rep.SdownMs < 0 || rep.OdownMs < rep.SdownMs || rep.SwitchMs < rep.OdownMs {
+		t.Errorf("report: passed=%v problems=%v sdown=%.0f odown=%.0f switch=%.0f", rep.Passed(), rep.Problems, rep.SdownMs, rep.OdownMs, rep.SwitchMs)
+	}
+	// Replication is asynchronous: at most the writes of the last instants
+	// before the kill may be missing.
+	if rep.LostChecked == 0 || rep.Lost > 5 {
+		t.Errorf("lost %d of %d checked", rep.Lost, rep.LostChecked)
+	}
+	if rep.Client != "go-redis FailoverClient" || rep.PoolFlushes != -1 || !rep.Writes.GapFound || rep.Writes.GapMs < 500 {
+		t.Errorf("client %q flushes %d writes %+v", rep.Client, rep.PoolFlushes, rep.Writes)
+	}
+}
