@@ -64,7 +64,8 @@ func init() {
 		"cluster-allow-reads-when-down", "crash-log-enabled", "crash-memcheck-enabled",
 		"use-exit-on-panic", "disable-thp", "cluster-allow-replica-migration", "replica-announced",
 		"latency-tracking", "cluster-allow-pubsubshard-when-down", "tls-cluster", "tls-replication",
-		"tls-prefer-server-ciphers", "tls-session-caching")
+		"tls-prefer-server-ciphers", "tls-session-caching", "aof-disable-auto-gc",
+		"replica-ignore-disk-write-errors")
 	add(strSpec(), "aclfile", "unixsocket", "pidfile", "replica-announce-ip", "masteruser",
 		"cluster-announce-ip", "cluster-config-file", "syslog-ident", "dbfilename", "appendfilename",
 		"appenddirname", "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist",
@@ -107,7 +108,7 @@ func init() {
 		"slowlog-log-slower-than", "latency-monitor-threshold", "repl-backlog-ttl",
 		"tracking-table-max-keys", "set-max-intset-entries", "hash-max-listpack-entries",
 		"zset-max-listpack-entries", "stream-node-max-entries", "tcp-backlog",
-		"max-new-connections-per-cycle", "max-new-tls-connections-per-cycle")
+		"socket-mark-id")
 	add(memSpec(), "maxmemory", "proto-max-bulk-len", "client-query-buffer-limit",
 		"repl-backlog-size", "active-defrag-ignore-bytes", "hash-max-listpack-value",
 		"stream-node-max-bytes", "zset-max-listpack-value", "hll-sparse-max-bytes",

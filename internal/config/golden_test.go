@@ -19,6 +19,7 @@ var goldenCases = []struct {
 	pass       string   // requirepass, to AUTH before FLUSHCONFIG
 	steps      []step   // runtime changes, each flushed by both
 	args       []string // extra command-line arguments ({{M}} expanded)
+	file       string   // testdata file appended to conf
 }{
 	{name: "minimal", conf: "sentinel monitor mymaster 127.0.0.1 {{M}} 2\n"},
 	{name: "handwritten", conf: `# Example sentinel.conf written by an operator.
@@ -122,6 +123,13 @@ latency-tracking-info-percentiles ""
 loadmodule /nonexistent.so
 sentinel monitor m1 127.0.0.1 {{M}} 2
 `},
+	{name: "all-redis-options", conf: "sentinel myid {{ID}}\nsentinel monitor m1 127.0.0.1 {{M}} 2\n",
+		file: "all-redis-options.conf"},
+	{name: "output-buffer-limits", conf: `sentinel myid {{ID}}
+sentinel monitor m1 127.0.0.1 {{M}} 2
+client-output-buffer-limit slave 1mb 2mb 3 pubsub 0 0 0
+client-output-buffer-limit normal 1024 0 0
+`},
 	{name: "sentinel-set", conf: `# runtime changes through SENTINEL SET / CONFIG SET
 sentinel myid {{ID}}
 sentinel monitor m1 127.0.0.1 {{M}} 2
@@ -195,6 +203,13 @@ func TestGoldenAgainstRealSentinel(t *testing.T) {
 			dir := t.TempDir()
 			mport, port := freePort(t), freePort(t)
 			input := expand(tc.conf, dir, mport)
+			if tc.file != "" {
+				b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				input += string(b)
+			}
 			if err := os.WriteFile(filepath.Join(dir, "sentinel.conf"), []byte(input), 0o644); err != nil {
 				t.Fatal(err)
 			}

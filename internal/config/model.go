@@ -75,7 +75,17 @@ type Server struct {
 	// Other holds every other valid redis.conf directive, last value wins,
 	// in order of first appearance.
 	Other []Directive
+
+	// outputLimits is client-output-buffer-limit per class (normal,
+	// replica, pubsub): hard bytes, soft bytes, soft seconds.
+	outputLimits [3][3]uint64
 }
+
+// defaultOutputLimits are Redis' client-output-buffer-limit defaults.
+var defaultOutputLimits = [3][3]uint64{{0, 0, 0}, {256 << 20, 64 << 20, 60}, {32 << 20, 8 << 20, 60}}
+
+// outputLimitClasses are the class names as Redis writes them.
+var outputLimitClasses = [3]string{"normal", "replica", "pubsub"}
 
 // User is one ACL user declared with `user NAME rules...` lines.
 type User struct {
@@ -158,6 +168,7 @@ func New() *Config {
 			ACLLogMaxLen:    DefaultACLLogMaxLen,
 			TLSAuthClients:  "yes",
 			LatencyPercents: append([]float64(nil), DefaultLatencyPercentiles...),
+			outputLimits:    defaultOutputLimits,
 		},
 		Sentinel: Sentinel{DenyScriptsReconfig: true},
 	}

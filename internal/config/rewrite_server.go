@@ -25,7 +25,11 @@ func rewriteServer(st *rewriteState, s *Server) {
 	if strings.Join(s.Bind, " ") == strings.Join(DefaultBind, " ") {
 		st.processed("bind") // Redis drops a bind line equal to the default
 	} else {
-		st.line("bind", "bind "+strings.Join(s.Bind, " "), true)
+		parts := []string{"bind"}
+		for _, a := range s.Bind {
+			parts = append(parts, QuoteIfNeeded(a)) // `bind ""` stays loadable
+		}
+		st.line("bind", strings.Join(parts, " "), true)
 	}
 	if s.AbsDir != "" {
 		st.line("dir", "dir "+Quote(s.AbsDir), true)
@@ -50,12 +54,21 @@ func rewriteServer(st *rewriteState, s *Server) {
 	boolean("tls-replication", s.TLSReplication, false)
 	st.line("tls-auth-clients", "tls-auth-clients "+s.TLSAuthClients, s.TLSAuthClients != "yes")
 	st.line("latency-tracking-info-percentiles", percentilesLine(s.LatencyPercents), true)
+	for i, l := range s.outputLimits {
+		text := "client-output-buffer-limit " + outputLimitClasses[i] + " " + formatMemory(l[0]) + " " +
+			formatMemory(l[1]) + " " + strconv.FormatUint(l[2], 10)
+		st.line("client-output-buffer-limit", text, l != defaultOutputLimits[i])
+	}
 	// Sentinel never rewrites save lines and loads no module: those lines
 	// are dropped.
 	st.processed("save")
 	st.processed("loadmodule")
 	for _, d := range s.Other {
 		if d.Name == "loadmodule" || d.Name == "save" {
+			continue
+		}
+		if nullStrings[d.Name] && len(d.Args) == 1 && d.Args[0] == "" {
+			st.processed(d.Name) // NULL string: Redis drops the line
 			continue
 		}
 		st.line(d.Name, otherLine(d), false)
@@ -68,6 +81,17 @@ func rewriteServer(st *rewriteState, s *Server) {
 		}
 		st.processed("user")
 	}
+}
+
+// nullStrings are string options whose default is NULL: an empty value is
+// not written back (found by rewriting a full CONFIG GET dump with 7.0.15).
+var nullStrings = map[string]bool{
+	"replica-announce-ip": true, "masteruser": true, "masterauth": true, "tls-dh-params-file": true,
+	"cluster-announce-hostname": true, "cluster-announce-ip": true, "tls-client-key-file-pass": true,
+	"tls-key-file-pass": true, "bio_cpulist": true, "server_cpulist": true, "bgsave_cpulist": true,
+	"aof_rewrite_cpulist": true, "tls-ca-cert-dir": true, "tls-client-cert-file": true,
+	"tls-client-key-file": true, "tls-ciphersuites": true, "tls-ciphers": true, "tls-protocols": true,
+	"unixsocket": true,
 }
 
 // otherLine formats a kept directive as Redis writes it back.

@@ -125,6 +125,8 @@ func (c *Config) setStandard(name string, sp spec, vals []string) string {
 		s.TLSReplication = yes()
 	case "tls-auth-clients":
 		s.TLSAuthClients = strings.ToLower(v)
+	case "client-output-buffer-limit":
+		return c.setOutputLimits(vals)
 	case "latency-tracking-info-percentiles":
 		s.LatencyPercents = nil
 		for _, p := range vals {
@@ -202,4 +204,36 @@ func userError(argv []string, i int, err error) string {
 func passwordHash(p string) string {
 	h := sha256.Sum256([]byte(p))
 	return hex.EncodeToString(h[:])
+}
+
+// setOutputLimits applies client-output-buffer-limit <class> <hard> <soft>
+// <seconds> [...] like config.c.
+func (c *Config) setOutputLimits(vals []string) string {
+	if len(vals)%4 != 0 {
+		return "Wrong number of arguments in buffer limit configuration."
+	}
+	limits := c.Server.outputLimits
+	for i := 0; i < len(vals); i += 4 {
+		class := -1
+		switch strings.ToLower(vals[i]) {
+		case "normal":
+			class = 0
+		case "replica", "slave":
+			class = 1
+		case "pubsub":
+			class = 2
+		}
+		if class < 0 {
+			return "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := memToBytes(vals[i+1])
+		soft, ok2 := memToBytes(vals[i+2])
+		secs, err := strconv.ParseUint(vals[i+3], 10, 63)
+		if !ok1 || !ok2 || err != nil {
+			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		limits[class] = [3]uint64{hard, soft, secs}
+	}
+	c.Server.outputLimits = limits
+	return ""
 }
