@@ -227,6 +227,7 @@ func (c *client) flush() bool {
 	if len(c.pending) > 0 && len(c.out) == 0 && !c.writing && !c.closeNext {
 		c.writing = true
 		c.mu.Unlock()
+		c.setWriteDeadline()
 		n, err := c.conn.Write(c.pending)
 		c.s.stats.netOut.Add(int64(n))
 		c.resetPending()
@@ -255,6 +256,15 @@ func (c *client) flush() bool {
 		c.cond.Wait()
 	}
 	return !c.closing
+}
+
+// setWriteDeadline bounds a write to a client that stopped reading by the
+// idle timeout, when one is configured (Redis closes such clients when
+// their lastinteraction is older than the timeout).
+func (c *client) setWriteDeadline() {
+	if t := c.s.cfg.Timeout; t > 0 {
+		_ = c.conn.SetWriteDeadline(time.Now().Add(t))
+	}
 }
 
 // resetPending empties the reply buffer, dropping it if it grew large.
@@ -326,6 +336,7 @@ func (c *client) writeLoop() {
 		c.writing = true
 		c.mu.Unlock()
 
+		c.setWriteDeadline()
 		n, err := c.conn.Write(buf)
 		c.s.stats.netOut.Add(int64(n))
 

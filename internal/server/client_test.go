@@ -260,3 +260,20 @@ func TestRenameCommand(t *testing.T) {
 		t.Fatal("renaming an unknown command was accepted")
 	}
 }
+
+func TestClientThatNeverReadsIsDroppedAfterTimeout(t *testing.T) {
+	s, addr, _ := startServer(t, Config{Timeout: 300 * time.Millisecond})
+	c := dial(t, addr)
+	if tc, ok := c.conn.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	// Pipeline big replies without ever reading them.
+	go func() {
+		for i := 0; i < 2000; i++ {
+			if _, err := c.conn.Write([]byte("COMMAND DOCS\r\n")); err != nil {
+				return
+			}
+		}
+	}()
+	waitFor(t, "non-reading client dropped", func() bool { return s.numClients() == 0 })
+}
