@@ -245,6 +245,10 @@ func (w *world) do(t *testing.T, d directive) {
 		}
 	case "cmd":
 		s := w.sentinelByName(d.args[0])
+		if len(d.args) == 2 && d.args[1] == "INFO-SECTION" {
+			w.logf("%s info %q", s.name, s.core.InfoSection(w.now))
+			return
+		}
 		w.clientCmd(s, d.args[1:])
 	case "state":
 		for _, n := range d.args {
