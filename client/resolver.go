@@ -44,6 +44,8 @@ type resolver struct {
 	inflight   *call         // singleflight resolution
 	lastEnd    time.Time     // end of the last resolution
 	lastErr    error         // error of the last resolution
+	failStreak int           // consecutive failed resolutions
+	forced     bool          // a hint asked for a resolution: skip the failure gap
 	wake       chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
 	conns      map[*trackedConn]struct{}
 	subConns   map[net.Conn]struct{} // pub/sub connections, closed on shutdown
@@ -110,6 +112,7 @@ func (r *resolver) invalidate(gen uint64) {
 func (r *resolver) hint() {
 	r.mu.Lock()
 	r.valid = false
+	r.forced = true
 	r.broadcastLocked()
 	r.mu.Unlock()
 }
@@ -126,7 +129,16 @@ func (r *resolver) broadcastLocked() {
 func (r *resolver) resolveShared(ctx context.Context) error {
 	r.mu.Lock()
 	c := r.inflight
+	if c == nil && r.lastErr != nil && !r.forced && time.Since(r.lastEnd) < r.failGap() {
+		// Resolutions keep failing (e.g. the master is down and the
+		// sentinels have not failed over yet): do not hammer the sentinels
+		// once per waiting dialer; hints (pub/sub) bypass the gap.
+		err := r.lastErr
+		r.mu.Unlock()
+		return err
+	}
 	if c == nil {
+		r.forced = false
 		c = &call{done: make(chan struct{})}
 		r.inflight = c
 		r.wg.Add(1)
@@ -157,6 +169,11 @@ func (r *resolver) runResolution(c *call) {
 	}
 	r.mu.Lock()
 	c.err = err
+	if err != nil {
+		r.failStreak++
+	} else {
+		r.failStreak = 0
+	}
 	r.inflight = nil
 	r.lastEnd = time.Now()
 	r.lastErr = err
@@ -462,4 +479,16 @@ func (e *dialError) Unwrap() error { return e.err }
 func permanent(err error) bool {
 	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
 		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth)
+}
+
+// failGap is the minimum time between the end of a failed resolution and the
+// start of the next one: MinRoleBackoff doubling with each consecutive
+// failure up to MaxRoleBackoff (without jitter: the dialers waiting on it
+// are jittered). The caller holds r.mu.
+func (r *resolver) failGap() time.Duration {
+	d := r.opt.MinRoleBackoff
+	for i := 1; i < r.failStreak && d < r.opt.MaxRoleBackoff; i++ {
+		d *= 2
+	}
+	return min(d, r.opt.MaxRoleBackoff)
 }
