@@ -54,7 +54,11 @@ type LinkClosed struct {
 	Err  error
 }
 
-// Reply is the answer to the [Send] with the same Tag.
+// Reply is the answer to the [Send] with the same Tag. Outbound links
+// should speak RESP2, as hiredis does for real Sentinel; if RESP3 is used,
+// verbatim strings (INFO) must be delivered as KindBulk and maps as
+// KindArray, since the core checks reply shapes the way sentinel.c does
+// (e.g. IS-MASTER-DOWN-BY-ADDR must be an array of [int, string, int]).
 type Reply struct {
 	Link  LinkID
 	Conn  ConnID
