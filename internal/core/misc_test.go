@@ -236,3 +236,43 @@ func TestQueryCommands(t *testing.T) {
 		t.Fatalf("num-slaves %q=%q", v.Elems[30].Str, v.Elems[31].Str)
 	}
 }
+
+// TestRebootDetection: a changed run_id is +reboot; with
+// master-reboot-down-after-period set the master is SDOWN until a PONG.
+func TestRebootDetection(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	m.m.rebootDownAfter = 1000
+	l := m.link
+	s.Step(1, LinkConnected{Link: l.id, Conn: l.cc})
+	s.Step(1, LinkConnected{Link: l.id, Conn: l.pc})
+	s.refreshInfo(m, "run_id:"+strings.Repeat("1", 40)+"\r\nrole:master\r\n")
+	s.out = nil
+	s.refreshInfo(m, "run_id:"+strings.Repeat("2", 40)+"\r\nrole:master\r\n")
+	if got := emitTypes(s.out); got != "+reboot" {
+		t.Fatalf("events %q", got)
+	}
+	s.out = nil
+	// Keep the link answering so only the reboot flag can cause SDOWN.
+	var sdown bool
+	for now := Millis(100); now < 3000; now += 100 {
+		effs := s.Step(now, Tick{})
+		answer(s, now, effs, func(snd Send) (Value, bool) {
+			if snd.Args[0] == "PING" {
+				return ErrorValue("LOADING Redis is loading the dataset in memory"), true
+			}
+			return Status("OK"), true
+		})
+		if strings.Contains(emitTypes(effs), "+sdown") {
+			sdown = true
+		}
+	}
+	if !sdown {
+		t.Fatalf("no +sdown while rebooting (flags %q)", m.flagsString())
+	}
+	// A PONG clears the flag; SDOWN ends.
+	s.onPingReply(m, Status("PONG"))
+	if m.flags&fMasterReboot != 0 {
+		t.Fatalf("reboot flag kept after PONG")
+	}
+}
