@@ -68,6 +68,8 @@ var badCases = []struct {
 	{"string-no-arg", "bind-source-addr\n", 1, msgWrongArgs},
 	{"user-non-sentinel-command", "port 1\nuser carol on +ping (~y +get)\n", 2, "Error loading ACL rule '(~y +get)' for the user named 'carol': Unknown command or category name in ACL"},
 	{"user-non-sentinel-command-root", "user carol on +set\n", 1, "Error loading ACL rule '+set' for the user named 'carol': Unknown command or category name in ACL"},
+	{"keyspace-events", "notify-keyspace-events Q\n", 1, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."},
+	{"unixsocketperm", "unixsocketperm 9\n", 1, "argument couldn't be parsed as an octal number"},
 	{"save-odd", "save 900\n", 1, "Invalid save parameters"},
 	{"module-config-no-value", "foo.bar\n", 1, msgModuleNoValue},
 }

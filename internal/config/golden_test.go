@@ -125,6 +125,8 @@ sentinel monitor m1 127.0.0.1 {{M}} 2
 `},
 	{name: "all-redis-options", conf: "sentinel myid {{ID}}\nsentinel monitor m1 127.0.0.1 {{M}} 2\n",
 		file: "all-redis-options.conf"},
+	{name: "nondefault-options", conf: "sentinel myid {{ID}}\nsentinel monitor m1 127.0.0.1 {{M}} 2\n",
+		file: "nondefault-options.conf"},
 	{name: "output-buffer-limits", conf: `sentinel myid {{ID}}
 sentinel monitor m1 127.0.0.1 {{M}} 2
 client-output-buffer-limit slave 1mb 2mb 3 pubsub 0 0 0

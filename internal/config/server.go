@@ -134,15 +134,26 @@ func (c *Config) setStandard(name string, sp spec, vals []string) string {
 				s.LatencyPercents = append(s.LatencyPercents, f)
 			}
 		}
+	case "notify-keyspace-events":
+		ev, _ := keyspaceEvents(v) // validated
+		c.setOther(name, []string{ev}, true)
 	default:
 		c.setOther(name, canonicalArgs(sp, vals), true)
 	}
 	return ""
 }
 
-// canonicalArgs lower-cases booleans and enums as Redis writes them back.
+// canonicalArgs writes values back as Redis does: booleans and enums in
+// lower case, octal permissions without leading zeros, keyspace event
+// flags in Redis' order.
 func canonicalArgs(sp spec, vals []string) []string {
 	out := append([]string(nil), vals...)
+	if sp.kind == kRaw && len(out) == 1 {
+		if n, err := strconv.ParseUint(out[0], 8, 32); err == nil {
+			out[0] = strconv.FormatUint(n, 8)
+		}
+	}
+
 	if (sp.kind == kBool || sp.kind == kEnum) && len(out) == 1 {
 		out[0] = strings.ToLower(out[0])
 	}

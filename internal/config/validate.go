@@ -39,8 +39,57 @@ func validate(name string, sp spec, vals []string) string {
 		}
 	case kMulti:
 		return validateMulti(name, vals)
+	case kRaw:
+		if _, err := strconv.ParseUint(vals[0], 8, 32); err != nil {
+			return "argument couldn't be parsed as an octal number"
+		}
+	}
+	if name == "notify-keyspace-events" {
+		if _, ok := keyspaceEvents(vals[0]); !ok {
+			return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		}
 	}
 	return ""
+}
+
+// keyspaceEvents canonicalises notify-keyspace-events flags like
+// keyspaceEventsStringToFlags + keyspaceEventsFlagsToString ("KEA" → "AKE").
+func keyspaceEvents(v string) (string, bool) {
+	const classes = "g$lshzxetd" // the classes "A" stands for, in output order
+	set := map[byte]bool{}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == 'A':
+			for j := 0; j < len(classes); j++ {
+				set[classes[j]] = true
+			}
+		case strings.IndexByte(classes+"nKEm", c) >= 0:
+			set[c] = true
+		default:
+			return "", false
+		}
+	}
+	var b strings.Builder
+	all := true
+	for j := 0; j < len(classes); j++ {
+		all = all && set[classes[j]]
+	}
+	if all {
+		b.WriteByte('A')
+	} else {
+		for _, c := range []byte(classes + "n") {
+			if set[c] {
+				b.WriteByte(c)
+			}
+		}
+	}
+	for _, c := range []byte("KEm") {
+		if set[c] {
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }
 
 func validateMulti(name string, vals []string) string {
