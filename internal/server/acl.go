@@ -433,3 +433,18 @@ func (u *user) flags() []string {
 	}
 	return f
 }
+
+// ACLUsers returns the users in "ACL LIST" form ("user default on nopass
+// ~* &* +@all"), sorted by name: what a config rewrite writes back as
+// "user" lines.
+func (s *Server) ACLUsers() []string {
+	a := s.acl
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	names := sortedUsers(a)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = a.users[n].describe()
+	}
+	return out
+}

@@ -145,3 +145,16 @@ func TestACLRules(t *testing.T) {
 		}
 	}
 }
+
+func TestACLUsersForRewrite(t *testing.T) {
+	s, addr, _ := startServer(t, Config{Requirepass: "pw"})
+	c := dial(t, addr)
+	c.send("AUTH pw\r\nACL SETUSER mon on >x +ping\r\n")
+	c.expect("+OK\r\n+OK\r\n")
+	got := strings.Join(s.ACLUsers(), "\n")
+	want := "user default on #" + hashPassword("pw") + " ~* &* +@all\n" +
+		"user mon on #" + hashPassword("x") + " resetchannels -@all +ping"
+	if got != want {
+		t.Fatalf("ACLUsers:\n%s\nwant:\n%s", got, want)
+	}
+}

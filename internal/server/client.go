@@ -105,6 +105,7 @@ func connFD(conn net.Conn) int {
 // subscribed clients, and counts input bytes.
 type deadlineReader struct{ c *client }
 
+// Read reads from the connection with the idle deadline applied.
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	c := d.c
 	if t := c.s.cfg.Timeout; t > 0 {
