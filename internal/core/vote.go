@@ -162,8 +162,14 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 	if !s.tilt && m != nil && m.flags&fSDown != 0 {
 		down = 1
 	}
+	if args[5] == "*" {
+		// No vote requested: the reply reveals neither a vote nor an epoch,
+		// so it needs no persist (this is the path that gathers ODOWN).
+		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
+		return
+	}
 	leader, leaderEpoch := "", uint64(0)
-	if m != nil && args[5] != "*" {
+	if m != nil {
 		leader, leaderEpoch = s.voteLeader(m, uint64(reqEpoch), args[5])
 	}
 	if leader == "" {

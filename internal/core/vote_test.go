@@ -184,3 +184,20 @@ func TestLeaderCountsOnlyItsEpoch(t *testing.T) {
 		t.Fatalf("not elected with 3 epoch-4 votes: %q", w)
 	}
 }
+
+// TestNoVoteReplyNotHeld: a "*" request is answered at once even while a
+// persist is pending, since the reply reveals no vote and no epoch.
+func TestNoVoteReplyNotHeld(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "flushconfig") // a Persist in flight
+	if len(effectsOf[Persist](effs)) != 1 {
+		t.Fatal("no persist")
+	}
+	resp, _ := request(s, 11, 2, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "9", "*")
+	if len(resp) != 1 || renderValue(resp[0].Value) != `[:0 "*" :0]` {
+		t.Fatalf("reply %v", resp)
+	}
+	if s.CurrentEpoch() != 0 {
+		t.Fatalf("a * request changed the epoch to %d", s.CurrentEpoch())
+	}
+}
