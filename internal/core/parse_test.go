@@ -1,6 +1,7 @@
 package core
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -144,4 +145,27 @@ func FuzzParseHello(f *testing.F) {
 		s0.processHello(s)
 		s0.step(0, Request{ID: 1, Args: []string{"PUBLISH", HelloChannel, s}})
 	})
+}
+
+// TestParseRealInfo parses INFO captured from real redis-server 7.0.15
+// (testdata/info/): a master with one replica syncing, and that replica
+// with replica-priority 42.
+func TestParseRealInfo(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("testdata/info/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	m := parseInfo(read("redis-7.0.15-master.txt"))
+	if m.role != fMaster || m.runID != "e7f8dff45b6ffb7d77dfe54cd1529de2049068a3" ||
+		len(m.replicas) != 1 || m.replicas[0] != (hostPortPair{"127.0.0.1", 40043}) {
+		t.Fatalf("master: %+v", m)
+	}
+	r := parseInfo(read("redis-7.0.15-replica.txt"))
+	if r.role != fSlave || r.masterHost != "127.0.0.1" || r.masterPort != 50223 || r.linkUp ||
+		r.priority != 42 || r.replOffset != 1 || r.replicaAnnounced != 1 {
+		t.Fatalf("replica: %+v", r)
+	}
 }
