@@ -199,7 +199,9 @@ func (u *aclUser) describe() string {
 	for _, p := range u.passwords {
 		parts = append(parts, "#"+p)
 	}
-	parts = append(parts, u.selectorParts()...)
+	for _, p := range u.selectorParts() {
+		parts = append(parts, QuoteIfNeeded(p)) // a pattern with a space must stay one word
+	}
 	for _, sel := range u.selectors {
 		var su aclUser
 		for _, r := range strings.Fields(strings.TrimSuffix(strings.TrimPrefix(sel, "("), ")")) {
@@ -275,7 +277,7 @@ func userLines(s *Server) []string {
 	sort.Strings(names)
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		out = append(out, "user "+n+" "+users[n].describe())
+		out = append(out, "user "+QuoteIfNeeded(n)+" "+users[n].describe())
 	}
 	return out
 }

@@ -68,6 +68,7 @@ var badCases = []struct {
 	{"string-no-arg", "bind-source-addr\n", 1, msgWrongArgs},
 	{"user-non-sentinel-command", "port 1\nuser carol on +ping (~y +get)\n", 2, "Error loading ACL rule '(~y +get)' for the user named 'carol': Unknown command or category name in ACL"},
 	{"user-non-sentinel-command-root", "user carol on +set\n", 1, "Error loading ACL rule '+set' for the user named 'carol': Unknown command or category name in ACL"},
+	{"user-name-with-space", "user \"a b\" on\n", 1, "Spaces not allowed in ACL usernames"},
 	{"keyspace-events", "notify-keyspace-events Q\n", 1, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."},
 	{"unixsocketperm", "unixsocketperm 9\n", 1, "argument couldn't be parsed as an octal number"},
 	{"save-odd", "save 900\n", 1, "Invalid save parameters"},
@@ -143,7 +144,7 @@ func realFatal(t *testing.T, conf string, args ...string) (int, string) {
 }
 
 // startupRe matches the log line of an ACL error at startup.
-var startupRe = regexp.MustCompile(`# (Error loading ACL rule .*)\n`)
+var startupRe = regexp.MustCompile(`# (Error loading ACL rule .*|Spaces not allowed in ACL usernames)\n`)
 
 // TestParseErrorsMatchRealSentinel runs the real binary on every bad case
 // and checks that it reports the same line and message as the table.

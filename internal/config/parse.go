@@ -81,6 +81,9 @@ func (c *Config) checkUsers() error {
 		return nil
 	}
 	for _, u := range c.Server.Users {
+		if strings.IndexFunc(u.Name, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }) >= 0 {
+			return &ConfigError{File: u.at.file, Line: u.at.line, Text: u.at.text, Msg: "Spaces not allowed in ACL usernames"}
+		}
 		if msg := checkUserCommands(u); msg != "" {
 			return &ConfigError{File: u.at.file, Line: u.at.line, Text: u.at.text, Msg: msg}
 		}
