@@ -201,3 +201,34 @@ func TestNoVoteReplyNotHeld(t *testing.T) {
 		t.Fatalf("a * request changed the epoch to %d", s.CurrentEpoch())
 	}
 }
+
+// TestRealSentinelTranscript replays requests sent to a real
+// redis-sentinel 7.0.15 (fresh, epoch 0, healthy master) and expects the
+// replies it gave, recorded with redis-cli.
+func TestRealSentinelTranscript(t *testing.T) {
+	const cand = "abcdabcdabcdabcdabcdabcdabcdabcdabcdabcd"
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"0", "*"}, `[:0 "*" :0]`},
+		{[]string{"7", cand}, `[:0 "` + cand + `" :7]`},
+		{[]string{"7", peerB}, `[:0 "` + cand + `" :7]`},
+	}
+	s := newTestCore(t)
+	for k, st := range steps {
+		args := append([]string{"SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379"}, st.args...)
+		resp, effs := request(s, Millis(10+k), uint64(k+1), args...)
+		for _, p := range effectsOf[Persist](effs) {
+			resp = append(resp, effectsOf[Respond](s.Step(Millis(10+k), PersistDone{Seq: p.Seq}))...)
+		}
+		if len(resp) != 1 || renderValue(resp[0].Value) != st.want {
+			t.Fatalf("step %d: got %v, want %s", k, resp, st.want)
+		}
+	}
+	// The hello the same sentinel published (captured on the master).
+	h, ok := parseHello("127.0.0.1,55123,929d1bf748a15d5b7ac6300aeb6073745dac30f8,0,mym,127.0.0.1,56065,0")
+	if !ok || h.port != 55123 || h.masterPort != 56065 || h.runid != "929d1bf748a15d5b7ac6300aeb6073745dac30f8" {
+		t.Fatalf("hello %+v", h)
+	}
+}
