@@ -23,8 +23,9 @@ const (
 )
 
 // client is one connection. The reader goroutine executes commands and
-// renders replies into pending; flush moves them to out, which the writer
-// goroutine sends. Publish appends to out directly, never blocking.
+// renders replies into pending; flush writes them itself when nothing is
+// queued, or moves them to out, which the writer goroutine sends. Publish
+// appends to out directly, never blocking.
 type client struct {
 	s       *Server
 	id      int64
@@ -166,10 +167,11 @@ func (c *client) readLoop() {
 	}
 }
 
-// finish unregisters the client and lets the writer drain and close.
+// finish stops deliveries and lets the writer drain and close. The client
+// stays registered until its writer exits, so that Server.Close can still
+// kill a connection whose peer stopped reading.
 func (c *client) finish() {
 	c.s.ps.unsubscribeAll(c)
-	c.s.removeClient(c)
 	c.cancel()
 	c.mu.Lock()
 	c.closing = true
@@ -319,6 +321,7 @@ func (c *client) kill() {
 // writeLoop sends out until the client closes, then closes the socket.
 func (c *client) writeLoop() {
 	defer c.s.wg.Done()
+	defer c.s.removeClient(c)
 	defer c.conn.Close()
 	for {
 		c.mu.Lock()

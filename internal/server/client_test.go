@@ -277,3 +277,32 @@ func TestClientThatNeverReadsIsDroppedAfterTimeout(t *testing.T) {
 	}()
 	waitFor(t, "non-reading client dropped", func() bool { return s.numClients() == 0 })
 }
+
+func TestCloseWithPeerThatStoppedReading(t *testing.T) {
+	s, addr, _ := startServer(t, Config{PubsubLimit: 1 << 30, PubsubSoftLimit: 1 << 30})
+	c := dial(t, addr)
+	if tc, ok := c.conn.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	c.send("SUBSCRIBE ev\r\n")
+	c.expect("*3\r\n$9\r\nsubscribe\r\n$2\r\nev\r\n:1\r\n")
+	// Queue far more than loopback socket buffers hold (but less than
+	// the pub/sub limit): the server's writer blocks on this peer.
+	payload := strings.Repeat("x", 32<<10)
+	for i := 0; i < 1000; i++ {
+		s.Publish("ev", payload)
+	}
+	if tc, ok := c.conn.(*net.TCPConn); ok {
+		_ = tc.CloseWrite() // the server's reader sees EOF and finishes
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = s.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hung on a client whose peer stopped reading")
+	}
+}
