@@ -179,11 +179,11 @@ var sentinelHelp = []string{
 	"SENTINELS <master-name>",
 	"    Show a list of Sentinel instances for this master and their state.",
 	"SET <master-name> <option> <value> [<option> <value> ...]",
-	"    Set configuration paramters for certain masters.",
+	"    Set configuration parameters for certain masters.",
 	"SIMULATE-FAILURE [CRASH-AFTER-ELECTION] [CRASH-AFTER-PROMOTION] [HELP]",
 	"    Simulate a Sentinel crash.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 func (s *Sentinel) cmdHelp(id uint64, _ []string) {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,26 @@ func TestInfoSection(t *testing.T) {
 		"master0:name=mym,status=ok,address=127.0.0.1:6379,slaves=1,sentinels=3\r\n"
 	if got := s.InfoSection(0); got != want {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestHelpMatchesReal compares SENTINEL HELP with the text a real
+// redis-sentinel 7.0.15 printed (testdata/real/sentinel-help.txt).
+func TestHelpMatchesReal(t *testing.T) {
+	b, err := os.ReadFile("testdata/real/sentinel-help.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	s := newTestCore(t)
+	resp, _ := request(s, 1, 1, "SENTINEL", "help")
+	got := resp[0].Value.Elems
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if got[k].Kind != KindStatus || got[k].Str != want[k] {
+			t.Fatalf("line %d: %q, want %q", k, got[k].Str, want[k])
+		}
 	}
 }
