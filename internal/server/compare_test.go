@@ -226,3 +226,45 @@ func TestCompareFieldLayoutWithRealSentinel(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareProtocolEdgesWithRealSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-sentinel")
+	}
+	real := startRealSentinel(t)
+	_, ours, _ := startServer(t, Config{})
+	cases := []struct {
+		raw string
+		n   int
+	}{
+		{"PING \"a\\x41\\n\"\r\n", 1},
+		{"PING 'it\\'s'\r\n", 1},
+		{"PING \"a\"b\r\n", 1},
+		{"PING 'a\r\n", 1},
+		{"  PING   \t x  \r\n", 1},
+		{"\r\n\n\nPING\r\n", 1},
+		{"PING\n", 1},
+		{"*1\r\n$4\r\nPINGxx*1\r\n$4\r\nPING\r\n", 2},
+		{"*2\r\n$4\r\nPING\r\n:5\r\n", 1},
+		{"*0\r\n*-1\r\nPING\r\n", 1},
+		{"*1\r\n$x\r\n", 1},
+		{"*1\r\n$-1\r\n", 1},
+		{"*1\r\n$536870913\r\n", 1},
+		{"*+1\r\n", 1},
+		{"*2147483648\r\n", 1},
+		{"*2\r\n$5\r\nhello\r\n$1\r\n1\r\n", 1},
+		{"HELLO +3\r\nHELLO 03\r\nHELLO 3 SETNAME \"a b\"\r\n", 3},
+		{"*3\r\n$5\r\nhello\r\n$1\r\n3\r\n$7\r\nsetname\r\n", 1},
+	}
+	for i, tc := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			want := exchange(t, real, tc.raw, tc.n, resp.RESP2)
+			got := exchange(t, ours, tc.raw, tc.n, resp.RESP2)
+			for j := range want {
+				if got[j] != want[j] {
+					t.Errorf("reply %d of %q:\n ours: %q\n real: %q", j, tc.raw, got[j], want[j])
+				}
+			}
+		})
+	}
+}
