@@ -1,0 +1,127 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+)
+
+var (
+	okValue       = Status("OK")
+	errSaveConfig = ErrorValue("ERR Failed to save config file. Check server logs.")
+)
+
+// cmdMonitor is SENTINEL MONITOR <name> <ip> <port> <quorum>, with the
+// checks in the order of sentinel.c.
+func (s *Sentinel) cmdMonitor(id uint64, args []string) {
+	name, host := args[2], args[3]
+	quorum, ok := parseLL(args[5])
+	if !ok {
+		s.respond(id, ErrorValue("ERR Invalid quorum"))
+		return
+	}
+	port, ok := parseLL(args[4])
+	if !ok {
+		s.respond(id, ErrorValue("ERR Invalid port"))
+		return
+	}
+	if quorum <= 0 {
+		s.respond(id, ErrorValue("ERR Quorum must be 1 or greater."))
+		return
+	}
+	addr := Addr{Host: host}
+	if ip, isIP := parseIP(host); isIP {
+		addr.IP = ip
+	} else if !s.resolveHostnames {
+		s.respond(id, ErrorValue("ERR Invalid IP address or hostname specified"))
+		return
+	} else if s.resolveIP != nil {
+		ip, ok := s.resolveIP(host)
+		if !ok {
+			s.respond(id, ErrorValue("ERR Invalid IP address or hostname specified"))
+			return
+		}
+		addr.IP = ip
+	}
+	if _, dup := s.masters[name]; dup {
+		s.respond(id, ErrorValue("ERR Duplicate master name."))
+		return
+	}
+	if port < 0 || port > 65535 {
+		s.respond(id, ErrorValue("ERR Invalid port number."))
+		return
+	}
+	addr.Port = int(port)
+	m := s.createMaster(name, addr, int(quorum))
+	s.markDirty()
+	s.event(LevelWarning, "+monitor", m, fmt.Sprintf("%s quorum %d", s.at(m), m.m.quorum))
+	s.respondPersisted(id, okValue, okValue)
+}
+
+func (s *Sentinel) cmdRemove(id uint64, args []string) {
+	m := s.masterOrErr(id, args[2])
+	if m == nil {
+		return
+	}
+	s.event(LevelWarning, "-monitor", m, s.at(m))
+	delete(s.masters, m.name)
+	s.releaseInstance(m)
+	s.markDirty()
+	s.respondPersisted(id, okValue, okValue)
+}
+
+// cmdReset is SENTINEL RESET <pattern> (glob, case-sensitive; no flush).
+func (s *Sentinel) cmdReset(id uint64, args []string) {
+	n := 0
+	for _, m := range s.sortedMasters() {
+		if stringMatch(args[2], m.name, false) {
+			s.resetMaster(m, true, true)
+			n++
+		}
+	}
+	s.respond(id, Int(int64(n)))
+}
+
+func (s *Sentinel) cmdFailover(id uint64, args []string) {
+	m := s.masterOrErr(id, args[2])
+	if m == nil {
+		return
+	}
+	if m.flags&fFailoverInProgress != 0 {
+		s.respond(id, ErrorValue("INPROG Failover already in progress"))
+		return
+	}
+	if s.selectSlave(m) == nil {
+		s.respond(id, ErrorValue("NOGOODSLAVE No suitable replica to promote"))
+		return
+	}
+	s.logf(LevelWarning, "Executing user requested FAILOVER of '%s'", m.name)
+	s.startFailover(m)
+	m.flags |= fForceFailover
+	s.respond(id, okValue)
+}
+
+func (s *Sentinel) cmdFlushconfig(id uint64, _ []string) {
+	s.markDirty()
+	s.respondPersisted(id, okValue, errSaveConfig)
+}
+
+func (s *Sentinel) cmdSimulateFailure(id uint64, args []string) {
+	s.simFlags = 0
+	for _, a := range args[2:] {
+		switch strings.ToLower(a) {
+		case "crash-after-election":
+			s.simFlags |= simCrashAfterElection
+			s.logf(LevelWarning, "Failure simulation: this Sentinel will crash after being successfully elected as failover leader")
+		case "crash-after-promotion":
+			s.simFlags |= simCrashAfterPromotion
+			s.logf(LevelWarning, "Failure simulation: this Sentinel will crash after promoting the selected replica to master")
+		case "help":
+			s.respond(id, Array(Bulk("crash-after-election"), Bulk("crash-after-promotion")))
+			return
+		default:
+			s.respond(id, ErrorValue("ERR Unknown failure simulation specified"))
+			return
+		}
+	}
+	s.respond(id, okValue)
+}
