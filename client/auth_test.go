@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,5 +55,48 @@ func TestDataNodeAuthAndRoleFallback(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSentinelAuth checks sentinel credentials, separate from the data
+// node's, and that a rejected password is reported at once.
+func TestSentinelAuth(t *testing.T) {
+	t.Parallel()
+	m := testutil.StartRedis(t)
+	var calls atomic.Int32
+	tests := []struct {
+		name    string
+		pass    string
+		wantErr error
+	}{
+		{"right password", "spw", nil},
+		{"wrong password", "nope", ErrAuth},
+		{"no password", "", ErrAuth},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := startFakeSentinel(t, m.Addr(), 1)
+			fs.mu.Lock()
+			fs.password = "spw"
+			fs.mu.Unlock()
+			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{fs.addr()}, SentinelPassword: tc.pass,
+				DisablePubSub: true, OnConnect: func(ctx context.Context, cn *redis.Conn) error {
+					calls.Add(1)
+					return nil
+				}})
+			start := time.Now()
+			err := rdb.Ping(context.Background()).Err()
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("Ping: %v", err)
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Fatalf("Ping error = %v, want %v", err, tc.wantErr)
+			case time.Since(start) > time.Second:
+				t.Fatalf("took %v", time.Since(start))
+			}
+		})
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("OnConnect ran %d times, want once (one data connection, never on sentinels)", calls.Load())
 	}
 }

@@ -50,6 +50,7 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 		DB:              o.DB,
 		Protocol:        o.Protocol,
 		ClientName:      o.ClientName,
+		OnConnect:       o.OnConnect,
 		PoolSize:        o.PoolSize,
 		MinIdleConns:    o.MinIdleConns,
 		MaxIdleConns:    o.MaxIdleConns,

@@ -19,8 +19,9 @@ type fakeSentinel struct {
 	master    string // "ip:port" or "" for unknown master
 	epoch     int64
 	replicas  []map[string]string
-	blackhole bool // accept and never answer
-	queries   int  // GET-MASTER-ADDR-BY-NAME count
+	blackhole bool   // accept and never answer
+	password  string // when set, AUTH must match before any other command
+	queries   int    // GET-MASTER-ADDR-BY-NAME count
 	subs      []net.Conn
 	conns     map[net.Conn]bool
 	wg        sync.WaitGroup
@@ -103,6 +104,7 @@ func (f *fakeSentinel) handle(c net.Conn) {
 	defer f.wg.Done()
 	defer c.Close()
 	br := bufio.NewReader(c)
+	authed := false
 	for {
 		req, _, err := readReply(br, 0)
 		if err != nil {
@@ -121,13 +123,13 @@ func (f *fakeSentinel) handle(c net.Conn) {
 		if len(args) == 0 {
 			return
 		}
-		if _, err := c.Write([]byte(f.answer(c, args))); err != nil {
+		if _, err := c.Write([]byte(f.answer(c, args, &authed))); err != nil {
 			return
 		}
 	}
 }
 
-func (f *fakeSentinel) answer(c net.Conn, args []string) string {
+func (f *fakeSentinel) answer(c net.Conn, args []string, authed *bool) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cmd := strings.ToUpper(args[0])
@@ -135,8 +137,15 @@ func (f *fakeSentinel) answer(c net.Conn, args []string) string {
 	if len(args) > 1 {
 		sub = strings.ToUpper(args[1])
 	}
+	if f.password != "" && cmd != "AUTH" && !*authed {
+		return "-NOAUTH Authentication required.\r\n"
+	}
 	switch {
 	case cmd == "AUTH":
+		if f.password != "" && args[len(args)-1] != f.password {
+			return "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+		}
+		*authed = true
 		return "+OK\r\n"
 	case cmd == "PING":
 		return "+PONG\r\n"

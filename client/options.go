@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"net"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Defaults applied by NewFailoverClient / NewReplicaClient to zero fields.
@@ -122,6 +124,10 @@ type FailoverOptions struct {
 	Protocol int
 	// ClientName is sent with CLIENT SETNAME on data connections.
 	ClientName string
+	// OnConnect, when set, runs on every new data connection after
+	// go-redis's handshake (as go-redis's Options.OnConnect; it is not run
+	// on sentinel connections).
+	OnConnect func(ctx context.Context, cn *redis.Conn) error
 
 	// OnMasterChange is called (from a client goroutine, never concurrently
 	// with itself) after the client switched to a new verified master. old

@@ -123,6 +123,9 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 		return nil, err
 	}
 	if err := rs[0].err(); err != nil {
+		if strings.HasPrefix(rs[0].str, "NOAUTH") {
+			return nil, fmt.Errorf("get-master-addr-by-name: %w: %w", ErrAuth, err)
+		}
 		return nil, fmt.Errorf("get-master-addr-by-name: %w", err)
 	}
 	if rs[0].null || (rs[0].typ == '*' && len(rs[0].arr) == 0) {
