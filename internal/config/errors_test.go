@@ -121,7 +121,7 @@ func realFatal(t *testing.T, conf string, args ...string) (int, string) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { killPID(cmd.Process.Pid); <-done; done <- nil })
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done; done <- nil })
 	select {
 	case err := <-done:
 		done <- err

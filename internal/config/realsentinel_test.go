@@ -37,9 +37,12 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// killPID stops a process we started, by PID.
-func killPID(pid int) {
-	if pid > 0 {
+// killDaemon stops the daemonized sentinel we started, by the PID it wrote,
+// after checking that the PID still is a redis-sentinel (never signal a
+// recycled PID).
+func killDaemon(pid int) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if pid > 0 && err == nil && strings.Contains(string(b), "redis-sentinel") {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
@@ -108,11 +111,10 @@ func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass st
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-sentinel: %v", err)
 	}
-	pid := cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		killPID(pid)
+		_ = cmd.Process.Kill() // a no-op once Wait has reaped it
 		<-exited
 	})
 	watch := exited
@@ -126,7 +128,7 @@ func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass st
 		for {
 			b, err := os.ReadFile(pidfile)
 			if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && n > 0 {
-				t.Cleanup(func() { killPID(n) })
+				t.Cleanup(func() { killDaemon(n) })
 				break
 			}
 			if time.Now().After(deadline) {
