@@ -426,6 +426,11 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		if err == nil {
 			var c net.Conn
 			c, err = r.dialVerify(ctx, addr, r.want)
+			if err == nil && r.want == roleMaster && r.generation() != gen {
+				// The master changed while we dialled: start again.
+				c.Close()
+				continue
+			}
 			if err == nil {
 				r.startBackground()
 				return r.track(c, gen, addr), nil
