@@ -158,3 +158,13 @@ func TestACLUsersForRewrite(t *testing.T) {
 		t.Fatalf("ACLUsers:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestUserRulesWithSpaces(t *testing.T) {
+	_, addr, _ := startServer(t, Config{
+		Users:     []string{`quoted on ">pass word" +@all`},
+		UserRules: [][]string{{"split", "on", ">pass word", "+@all"}},
+	})
+	c := dial(t, addr)
+	c.send("AUTH quoted \"pass word\"\r\nAUTH split \"pass word\"\r\n")
+	c.expect("+OK\r\n+OK\r\n")
+}

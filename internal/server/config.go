@@ -36,8 +36,12 @@ type Config struct {
 	Port int
 	// Requirepass sets a password on the default user.
 	Requirepass string
-	// Users are "user" directive bodies: "<name> <rule> <rule>...".
+	// Users are "user" directive bodies: "<name> <rule> <rule>...", split
+	// like the config file (sdssplitargs: quote rules containing spaces).
 	Users []string
+	// UserRules is the same, already split: {name, rule, rule...}. Prefer
+	// it when the caller has parsed arguments (no re-quoting needed).
+	UserRules [][]string
 	// RenameCommands applies "rename-command" directives to the top-level
 	// commands: lower-case original name → new name ("" disables the
 	// command). Error messages, ACL rules and COMMAND keep the original

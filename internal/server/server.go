@@ -86,6 +86,14 @@ func New(cfg Config, backend Backend) (*Server, error) {
 			return nil, fmt.Errorf("server: user %q: rule %q: %w", args[0], bad, err)
 		}
 	}
+	for _, ur := range cfg.UserRules {
+		if len(ur) == 0 {
+			return nil, errors.New("server: empty user rule list")
+		}
+		if bad, err := s.acl.setUser(ur[0], ur[1:]); err != nil {
+			return nil, fmt.Errorf("server: user %q: rule %q: %w", ur[0], bad, err)
+		}
+	}
 	s.runID = cfg.RunID
 	if s.runID == "" {
 		var b [20]byte
