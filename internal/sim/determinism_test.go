@@ -5,7 +5,7 @@ import "testing"
 // TestSameSeedSameTrace: a seed replays byte for byte.
 func TestSameSeedSameTrace(t *testing.T) {
 	seeds := []uint64{1, 7, 42}
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {

@@ -22,7 +22,7 @@ func (w *World) nextFault() {
 func (w *World) pickFault() int {
 	f := w.opt.Faults
 	ws := []int{f.InstanceCrash, f.InstancePause, f.SentinelCrash, f.Partition, f.AsymPartition,
-		f.ConnReset, f.ClockStall, f.ClockJump, f.PersistFailure}
+		f.ConnReset, f.ClockStall, f.ClockJump, f.PersistFailure, f.RogueReplicaof}
 	total := 0
 	for _, x := range ws {
 		total += x
@@ -111,6 +111,19 @@ func (w *World) injectFault() {
 		d := 200 + w.rng.Int64N(2*o.DownAfter)
 		w.tracef("fault: sentinel %d config writes fail for %dms", s.id, d)
 		s.diskFailTo = w.sch.now + d
+	case 9:
+		in := w.inst[w.rng.IntN(len(w.inst))]
+		if !in.up || in.paused || in.loading(w.sch.now) {
+			return
+		}
+		to := w.inst[w.rng.IntN(len(w.inst))]
+		if to == in {
+			w.tracef("fault: operator runs REPLICAOF NO ONE on %s", in.addr.IP)
+			w.slaveOf(in, "NO", "ONE")
+		} else {
+			w.tracef("fault: operator runs REPLICAOF %s on %s", to.addr.IP, in.addr.IP)
+			w.slaveOf(in, to.addr.IP, "6379")
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ type FaultWeights struct {
 	ClockStall     int // a sentinel's timer fires late (→ TILT)
 	ClockJump      int // a sentinel's clock jumps forward or backward
 	PersistFailure int // a window where a sentinel's config writes fail
+	RogueReplicaof int // an operator runs REPLICAOF (or NO ONE) on a random instance
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -128,12 +129,18 @@ func NewOptions(seed uint64) Options {
 	o.FaultGap = 300 + 100*int64(r.IntN(10))
 	w := &o.Faults
 	for _, p := range []*int{&w.InstanceCrash, &w.InstancePause, &w.SentinelCrash, &w.Partition,
-		&w.AsymPartition, &w.ConnReset, &w.ClockStall, &w.ClockJump, &w.PersistFailure} {
+		&w.AsymPartition, &w.ConnReset, &w.ClockStall, &w.ClockJump, &w.PersistFailure, &w.RogueReplicaof} {
 		if r.IntN(4) != 0 {
 			*p = 1 + r.IntN(5)
 		}
 	}
 	w.InstanceCrash += 2 // the master dying is the interesting case
+	if !o.hasPromotable() {
+		// A replication loop or a demoted master is only recoverable by a
+		// failover; with no promotable replica Sentinel stays stuck by
+		// design, so operators' REPLICAOF is not simulated then.
+		w.RogueReplicaof = 0
+	}
 	o.KillMasterAfterHeal = r.IntN(2) == 0
 	if r.IntN(8) == 0 && o.Priority[0] != 0 && o.Quorum < o.Sentinels {
 		o.Misconfigured, o.KillMasterAfterHeal = true, true
@@ -142,6 +149,16 @@ func NewOptions(seed uint64) Options {
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = o.convergeBound() + o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
 	return o
+}
+
+// hasPromotable reports whether some replica has a non-zero priority.
+func (o Options) hasPromotable() bool {
+	for _, p := range o.Priority {
+		if p != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // String prints the options, one field per line, as part of a replay.

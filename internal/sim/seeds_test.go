@@ -5,13 +5,13 @@ import (
 )
 
 // seedCount is how many seeds `go test` runs: a few hundred normally,
-// fewer under the race detector (about 10× slower) or in -short mode.
+// fewer under the race detector (about 10× slower; the machine is shared) or in -short mode.
 func seedCount() int {
 	switch {
 	case testing.Short():
 		return 30
 	case raceEnabled:
-		return 200
+		return 120
 	}
 	return 400
 }
