@@ -188,6 +188,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		}
 		if r.hasPriority {
 			i.priority = r.priority
+			i.priorityKnown = true
 		}
 		if r.hasReplOffset {
 			i.replOffset = r.replOffset

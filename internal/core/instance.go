@@ -58,6 +58,7 @@ type instance struct {
 	slaveMasterPort    int
 	slaveMasterLinkUp  bool
 	priority           int
+	priorityKnown      bool // slave_priority was read from INFO at least once
 	replOffset         uint64
 	replicaAnnounced   bool
 	reconfSentTime     Millis

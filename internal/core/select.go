@@ -8,15 +8,18 @@ import (
 // candidate is what replica selection looks at; selection is a pure
 // function of these values so it can be table-tested.
 type candidate struct {
-	key          string // identifies the replica (its name)
-	runid        string
-	priority     int
-	offset       uint64
-	down         bool   // SDOWN or ODOWN
-	disconnected bool   // link disconnected
-	lastAvailAge Millis // now - last valid PING reply
-	infoAge      Millis // now - last INFO
-	linkDownTime Millis // master_link_down_since_seconds in ms
+	key      string // identifies the replica (its name)
+	runid    string
+	priority int
+	// priorityKnown is false until INFO showed slave_priority: the default
+	// (100) may hide a priority of 0.
+	priorityKnown bool
+	offset        uint64
+	down          bool   // SDOWN or ODOWN
+	disconnected  bool   // link disconnected
+	lastAvailAge  Millis // now - last valid PING reply
+	infoAge       Millis // now - last INFO
+	linkDownTime  Millis // master_link_down_since_seconds in ms
 }
 
 // selectParams are the master-side inputs of sentinelSelectSlave.
@@ -43,7 +46,7 @@ func (p selectParams) eligible(c candidate) bool {
 		return false
 	case c.lastAvailAge > 5*p.pingPeriod:
 		return false
-	case c.priority == 0:
+	case c.priority == 0, !c.priorityKnown:
 		return false
 	case c.infoAge > infoValidity:
 		return false
@@ -116,14 +119,15 @@ func (s *Sentinel) candidateOf(r *instance) candidate {
 		infoAge = s.now
 	}
 	return candidate{
-		key:          r.name,
-		runid:        r.runid,
-		priority:     r.priority,
-		offset:       r.replOffset,
-		down:         r.flags&(fSDown|fODown) != 0,
-		disconnected: r.link.disconnected(),
-		lastAvailAge: s.now - r.link.lastAvailTime,
-		infoAge:      infoAge,
-		linkDownTime: r.masterLinkDownTime,
+		key:           r.name,
+		runid:         r.runid,
+		priority:      r.priority,
+		priorityKnown: r.priorityKnown,
+		offset:        r.replOffset,
+		down:          r.flags&(fSDown|fODown) != 0,
+		disconnected:  r.link.disconnected(),
+		lastAvailAge:  s.now - r.link.lastAvailTime,
+		infoAge:       infoAge,
+		linkDownTime:  r.masterLinkDownTime,
 	}
 }

@@ -1,11 +1,14 @@
 package core
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRankCandidates(t *testing.T) {
 	p := selectParams{pingPeriod: 1000, infoPeriod: 10000, masterDownAfter: 5000}
 	ok := func(key, runid string, prio int, off uint64) candidate {
-		return candidate{key: key, runid: runid, priority: prio, offset: off, lastAvailAge: 100, infoAge: 100}
+		return candidate{key: key, runid: runid, priority: prio, priorityKnown: true, offset: off, lastAvailAge: 100, infoAge: 100}
 	}
 	tests := []struct {
 		name string
@@ -30,6 +33,7 @@ func TestRankCandidates(t *testing.T) {
 			selectParams{pingPeriod: 1000, infoPeriod: 10000, masterDownAfter: 5000, masterSDown: true, masterDownAge: 1000},
 			[]candidate{func() candidate { c := ok("a", "1", 1, 1); c.linkDownTime = 51001; return c }(),
 				func() candidate { c := ok("b", "2", 2, 1); c.linkDownTime = 51000; return c }()}, []string{"b"}},
+		{"priority never seen", p, []candidate{func() candidate { c := ok("a", "1", 100, 1); c.priorityKnown = false; return c }(), ok("b", "2", 100, 0)}, []string{"b"}},
 		{"empty", p, nil, nil},
 	}
 	for _, tt := range tests {
@@ -93,5 +97,25 @@ func TestStringMatch(t *testing.T) {
 		if got := stringMatch(tt.pat, tt.s, tt.nocase); got != tt.want {
 			t.Errorf("stringMatch(%q, %q, %v) = %v, want %v", tt.pat, tt.s, tt.nocase, got, tt.want)
 		}
+	}
+}
+
+// TestUnknownPriorityNotPromoted: a replica whose INFO never showed
+// slave_priority (here it reports role:master, e.g. restarted without its
+// replicaof) is not promoted on the default priority 100: its real
+// priority may be 0 (sim seed 3018, invariant S6).
+func TestUnknownPriorityNotPromoted(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	r := m.lookupReplica("127.0.0.1", 6380)
+	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.cc})
+	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.pc})
+	s.refreshInfo(r, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n")
+	if got := s.selectSlave(m); got != nil {
+		t.Fatalf("selected %s with unknown priority", got.name)
+	}
+	s.refreshInfo(r, replicaInfo) // role:slave, slave_priority:7
+	if got := s.selectSlave(m); got != r {
+		t.Fatalf("not selected once the priority is known: %v", got)
 	}
 }
