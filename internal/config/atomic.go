@@ -39,7 +39,8 @@ func (w Writer) Rewrite(path string, c *Config) error {
 // <path>.XXXXXX in the same directory, fsync it, set its mode, rename it over
 // path and fsync the directory. The mode is the existing file's mode (an
 // operator who made the file 0600 because it holds passwords keeps it so),
-// or 0644 &^ umask for a new file. When the rename fails with EBUSY or
+// or 0644 &^ umask for a new file. A symlink is followed: its target is
+// replaced and the link kept. When the rename fails with EBUSY or
 // EXDEV, the file is rewritten in place instead: the whole new content is
 // written over the old one, then the file is truncated to the new length
 // and fsynced, so it is never left shorter than either version.
@@ -47,6 +48,11 @@ func (w Writer) WriteFile(path string, data []byte) error {
 	rename := w.Rename
 	if rename == nil {
 		rename = os.Rename
+	}
+	// Rewrite the target of a symlink and keep the link (Redis replaces
+	// the link by a regular file, silently detaching the managed target).
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
 	}
 	mode := fs.FileMode(0o644) &^ umask()
 	if st, err := os.Stat(path); err == nil {

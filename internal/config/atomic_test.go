@@ -156,3 +156,33 @@ func TestWriteFileBindMounted(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteFileFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "managed", "real.conf")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "sentinel.conf")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Writer{}).WriteFile(link, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("link replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new\n" {
+		t.Fatalf("target = %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("target mode %v", fi.Mode().Perm())
+	}
+	if names := listDir(t, filepath.Dir(target)); len(names) != 1 {
+		t.Fatalf("temp files left: %v", names)
+	}
+}
