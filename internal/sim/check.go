@@ -161,9 +161,36 @@ func (c *checker) effect(w *World, s *sentinel, e core.Effect) {
 	case core.Emit:
 		c.emit(w, s, e)
 	case core.Respond:
+		if _, ok := s.reqs[e.ID]; !ok {
+			w.violate("P1", s, "Respond for request %d, which is unknown or already answered", e.ID)
+			return
+		}
 		c.respond(w, s, e)
 	case core.Send:
+		if s.dead[e.Conn] {
+			w.violate("P2", s, "Send %q on connection %d after it was closed", e.Args, e.Conn)
+		}
 		c.sendCheck(w, s, e)
+	case core.Connect:
+		if s.dead[e.Conn] || s.conns[e.Conn] != nil {
+			w.violate("P2", s, "Connect reuses connection id %d", e.Conn)
+		}
+	case core.Close:
+		s.dead[e.Conn] = true
+	}
+}
+
+// unanswered is P1's liveness half: every request gets its Respond.
+func (c *checker) unanswered(w *World) {
+	for _, s := range w.sent {
+		if !s.up {
+			continue
+		}
+		for id, r := range s.reqs {
+			if age := w.sch.now - r.at; age > 5000 {
+				w.violate("P1", s, "request %d %q unanswered for %dms", id, r.args, age)
+			}
+		}
 	}
 }
 
@@ -343,18 +370,25 @@ func (c *checker) promotion(w *World, s *sentinel, e core.Send) {
 	c.eligibility(w, s, v, target)
 }
 
-// eligibility is S6. The replica must have priority ≠ 0 (the core learns
-// priorities from INFO and they never change in the simulation). It must
-// also rank first by priority among the replicas that were, in truth,
-// clearly eligible: known to this sentinel, running, not paused or
-// loading, replicating from the failing master, and undisturbed (no
-// crash, restart, pause, role change or partition touching it or this
-// sentinel) for a whole observation window. Offset and run id
+// eligibility is S6. The replica must not have slave-priority 0 — judged
+// only when it has been an undisturbed replica long enough for the INFO
+// the core selected on to show that priority (a redis master's INFO has
+// no slave_priority line: an instance that just stopped being a master,
+// or restarted, may still look like priority 100, and sentinel.c would
+// promote it too). It must also rank first by priority among the replicas
+// that were, in truth, clearly eligible: known to this sentinel, running,
+// not paused or loading, replicating from the failing master, and
+// undisturbed (no crash, restart, pause, role change or partition touching
+// it or this sentinel) for a whole observation window. Offset and run id
 // tie-breaks are not judged: the core only knows offsets as of its last
 // INFO, so the truth cannot tell a wrong pick from a stale one.
 func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *instance) {
+	o := c.opt
+	infoWin := 3*o.Timing.InfoPeriod + 2*o.LatencyMax + o.TickMax
 	if target.priority == 0 {
-		w.violate("S6", s, "promoted %s whose slave-priority is 0", target.addr.IP)
+		if target.role == roleSlave && w.sch.now-target.lastDisturbed >= infoWin {
+			w.violate("S6", s, "promoted %s whose slave-priority is 0 (a replica for %dms)", target.addr.IP, w.sch.now-target.lastDisturbed)
+		}
 		return
 	}
 	now := w.sch.now

@@ -115,6 +115,7 @@ func (w *World) livePoll() {
 				l.phase = phaseDone
 				return
 			}
+			w.chk.unanswered(w)
 			l.phase = phaseDone
 			return
 		}

@@ -27,6 +27,7 @@ type sentinel struct {
 	diskFailTo int64      // config writes fail until this time
 
 	conns   map[core.ConnID]*conn // connections this sentinel dialed
+	dead    map[core.ConnID]bool  // connections the core closed or was told are closed
 	reqs    map[uint64]reqRoute   // requests handed to the core, by ID
 	nextReq uint64
 
@@ -44,6 +45,7 @@ type reqRoute struct {
 	c    *conn
 	s    *slot
 	args []string
+	at   int64 // virtual time the request reached the core
 }
 
 func (s *sentinel) local(now int64) int64 { return now + s.clockOff }
@@ -65,6 +67,7 @@ func (w *World) startSentinel(s *sentinel) {
 	s.inc++
 	s.up = true
 	s.conns = map[core.ConnID]*conn{}
+	s.dead = map[core.ConnID]bool{}
 	s.reqs = map[uint64]reqRoute{}
 	s.inbox = nil
 	s.stallTo = 0
@@ -143,6 +146,9 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		s.lastTick = now
 	}
 	w.steps++
+	if lc, ok := ev.(core.LinkClosed); ok {
+		s.dead[lc.Conn] = true
+	}
 	effects := s.core.Step(now, ev)
 	if w.trace != nil {
 		w.tracef("s%d <- %s", s.id, describeEvent(ev))
@@ -240,7 +246,7 @@ func (w *World) serveSentinel(s *sentinel, c *conn, tag core.Tag, args []string)
 	case "SENTINEL", "PUBLISH", "ROLE":
 		s.nextReq++
 		id := s.nextReq
-		s.reqs[id] = reqRoute{c: c, s: sl, args: args}
+		s.reqs[id] = reqRoute{c: c, s: sl, args: args, at: w.sch.now}
 		w.toSentinel(s, s.inc, core.Request{ID: id, Client: uint64(c.owner.id), Args: args})
 		return
 	default:
