@@ -12,8 +12,8 @@ func TestCheckCommandBadDeployment(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	t.Parallel()
-	top := testutil.StartTopology(t, 2, []string{"replica-priority 0"}, []string{"replica-priority 0"})
-	d := testutil.StartDeployment(t, top, 2, 1, 5000, 60000)
+	top := testutil.StartAuthTopology(t, testPassword, 2, []string{"replica-priority 0"}, []string{"replica-priority 0"})
+	d := testutil.StartDeployment(t, top, testPassword, 2, 1, 5000, 60000)
 	out, _, code := run(t, append([]string{"check", "--json"}, sentinelFlags(d)...)...)
 	if code != 2 {
 		t.Errorf("check exit %d, want 2:\n%s", code, out)

@@ -14,8 +14,8 @@ func TestWatchAndDrillCommands(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	t.Parallel()
-	top := testutil.StartTopology(t, 2)
-	d := testutil.StartDeployment(t, top, 3, 2, 5000, 60000)
+	top := testutil.StartAuthTopology(t, testPassword, 2)
+	d := testutil.StartDeployment(t, top, testPassword, 3, 2, 5000, 60000)
 	// The drill triggers SENTINEL FAILOVER; a concurrent watch must see the
 	// switch and stop by itself (--until-switch).
 	type result struct {

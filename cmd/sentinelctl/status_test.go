@@ -33,8 +33,13 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// testPassword protects the test deployments' data nodes (see
+// testutil.StartAuthTopology).
+const testPassword = "sentinelctl-test-secret"
+
+// sentinelFlags returns --sentinel flags for d and its data-node password.
 func sentinelFlags(d *testutil.Deployment) []string {
-	var f []string
+	f := []string{"--master-user", testutil.AuthUser, "--master-password", d.Password}
 	for _, a := range d.SentinelAddrs() {
 		f = append(f, "--sentinel", a)
 	}
@@ -46,8 +51,8 @@ func TestStatusAndCheckCommands(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	t.Parallel()
-	top := testutil.StartTopology(t, 2)
-	d := testutil.StartDeployment(t, top, 3, 2, 5000, 60000)
+	top := testutil.StartAuthTopology(t, testPassword, 2)
+	d := testutil.StartDeployment(t, top, testPassword, 3, 2, 5000, 60000)
 
 	out, errs, code := run(t, append([]string{"status", "mym", "--json"}, sentinelFlags(d)...)...)
 	if code != 0 {

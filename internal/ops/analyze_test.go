@@ -94,3 +94,26 @@ func TestStaleAcksAndMovedOn(t *testing.T) {
 		t.Errorf("laddr without field = %q", got)
 	}
 }
+
+func TestDrillFailover(t *testing.T) {
+	t.Parallel()
+	done := Failover{Master: "m", Complete: true, To: "b"}
+	later := Failover{Master: "m", To: "c"}
+	other := Failover{Master: "x", Complete: true}
+	tests := []struct {
+		in   []Failover
+		want string
+		ok   bool
+	}{
+		{[]Failover{other, done, later}, "b", true},
+		{[]Failover{other, later}, "c", true},
+		{[]Failover{other}, "", false},
+		{nil, "", false},
+	}
+	for i, tc := range tests {
+		f, ok := drillFailover(tc.in, "m")
+		if ok != tc.ok || f.To != tc.want {
+			t.Errorf("case %d: got %q %v, want %q %v", i, f.To, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -26,10 +26,10 @@ type deploySpec struct {
 	masterExtra     []string   // CONFIG SET pairs applied to the master
 }
 
-// startDeployment starts a master with len(replicaExtra) replicas (2 when
-// nil) and spec.sentinels real redis-sentinels, shortens their hello and
-// INFO periods with SENTINEL DEBUG, and waits until every sentinel knows all
-// the others and all replicas. Everything is stopped in t.Cleanup.
+// startDeployment starts a password-protected master with
+// len(replicaExtra) replicas (2 when nil) and spec.sentinels real
+// redis-sentinels (testutil.StartDeployment: shortened hello and INFO
+// periods, converged). Everything is stopped in t.Cleanup.
 func startDeployment(t *testing.T, spec deploySpec) *deployment {
 	t.Helper()
 	if testing.Short() {
@@ -38,10 +38,13 @@ func startDeployment(t *testing.T, spec deploySpec) *deployment {
 	if spec.replicaExtra == nil {
 		spec.replicaExtra = [][]string{nil, nil}
 	}
-	top := testutil.StartTopology(t, len(spec.replicaExtra), spec.replicaExtra...)
+	// Password-protected nodes: see testutil.StartAuthTopology.
+	const pass = "ops-test-secret"
+	top := testutil.StartAuthTopology(t, pass, len(spec.replicaExtra), spec.replicaExtra...)
 	ctx := context.Background()
+	d := &deployment{top: top, conn: &ConnOptions{Timeout: time.Second, NodeUsername: testutil.AuthUser, NodePassword: pass}}
 	if len(spec.masterExtra) > 0 {
-		c, err := (&ConnOptions{}).NodeClient(top.Master.Addr())
+		c, err := d.conn.NodeClient(top.Master.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,46 +57,10 @@ func startDeployment(t *testing.T, spec deploySpec) *deployment {
 		}
 		c.Close()
 	}
-	d := &deployment{top: top, conn: &ConnOptions{Timeout: time.Second}}
-	for i := 0; i < spec.sentinels; i++ {
-		s := testutil.StartSentinel(t, testutil.SentinelConf("mym", top.Master.Port, spec.quorum, spec.downAfterMs, spec.failoverTimeout))
-		c, err := d.conn.SentinelClient(s.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Do(ctx, "SENTINEL", "DEBUG", "info-period", "300", "publish-period", "200").Err(); err != nil {
-			t.Fatalf("SENTINEL DEBUG: %v", err)
-		}
-		c.Close()
-		d.sentinels = append(d.sentinels, s)
-		d.conn.Sentinels = append(d.conn.Sentinels, s.Addr())
-	}
-	testutil.WaitFor(t, 20*time.Second, "sentinels converged", func() bool {
-		return d.converged(ctx, spec.sentinels-1, len(spec.replicaExtra)) == nil
-	})
+	dep := testutil.StartDeployment(t, top, pass, spec.sentinels, spec.quorum, spec.downAfterMs, spec.failoverTimeout)
+	d.sentinels = dep.Sentinels
+	d.conn.Sentinels = dep.SentinelAddrs()
 	return d
-}
-
-func (d *deployment) converged(ctx context.Context, others, replicas int) error {
-	views, err := Gather(ctx, d.conn, "mym")
-	if err != nil {
-		return err
-	}
-	for _, v := range views {
-		if v.Error != "" || len(v.Masters) != 1 || v.Masters[0].Master == nil {
-			return fmt.Errorf("%s: not ready", v.Addr)
-		}
-		m := v.Masters[0]
-		if atoi(m.Master, "num-other-sentinels", -1) != int64(others) || len(m.Replicas) != replicas {
-			return fmt.Errorf("%s: not converged", v.Addr)
-		}
-		for _, r := range m.Replicas {
-			if r["master-link-status"] != "ok" {
-				return fmt.Errorf("%s: replica link not seen ok", v.Addr)
-			}
-		}
-	}
-	return nil
 }
 
 func (d *deployment) replicaAddrs() []string {

@@ -182,13 +182,7 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 	stopWriter()
 	stopWatch()
 	<-watchDone
-	if fo := tl.Failovers(); len(fo) > 0 {
-		f := fo[len(fo)-1]
-		for _, x := range fo {
-			if x.Master == d.Master {
-				f = x
-			}
-		}
+	if f, ok := drillFailover(tl.Failovers(), d.Master); ok {
 		rep.Timeline = &f
 		rep.SdownMs = stepSince(f, "+sdown", rep.Trigger)
 		rep.OdownMs = stepSince(f, "+odown", rep.Trigger)
@@ -280,4 +274,25 @@ func stepSince(f Failover, typ string, t0 time.Time) float64 {
 // node differs from old and this reduces to "acknowledged after the switch".)
 func movedOn(r writeRec, switchedAt time.Time, old string) bool {
 	return r.ok && r.start.After(switchedAt) && r.node != old
+}
+
+// drillFailover picks the failover of master the drill caused: the first
+// completed one, else the first one still open.
+func drillFailover(fo []Failover, master string) (Failover, bool) {
+	var open *Failover
+	for i := range fo {
+		if fo[i].Master != master {
+			continue
+		}
+		if fo[i].Complete {
+			return fo[i], true
+		}
+		if open == nil {
+			open = &fo[i]
+		}
+	}
+	if open != nil {
+		return *open, true
+	}
+	return Failover{}, false
 }

@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,6 +13,45 @@ import (
 type Deployment struct {
 	*Topology
 	Sentinels []*Process
+	Password  string // password of AuthUser on the data nodes ("" for none)
+}
+
+// AuthUser is the ACL user StartAuthTopology creates on every node.
+const AuthUser = "ops"
+
+// StartAuthTopology is StartTopology with ACLs: user AuthUser with password
+// pass has every right (and is used for replication), while the default
+// user, without password, may only PING. This isolates a test's data nodes
+// from other sentinels on the machine: one that still monitors a dead master
+// whose port the kernel hands to this test would otherwise demote the
+// test's node with REPLICAOF (and wipe its data). PING stays open so that
+// readiness probes work unchanged.
+func StartAuthTopology(t TB, pass string, n int, replicaExtra ...[]string) *Topology {
+	t.Helper()
+	auth := []string{
+		"user default on nopass -@all +ping",
+		"user " + AuthUser + " on >" + pass + " ~* &* +@all",
+		"masteruser " + AuthUser,
+		"masterauth " + pass,
+	}
+	m := StartRedis(t, auth...)
+	top := &Topology{Master: m}
+	for i := 0; i < n; i++ {
+		extra := append([]string{fmt.Sprintf("replicaof 127.0.0.1 %d", m.Port)}, auth...)
+		if i < len(replicaExtra) {
+			extra = append(extra, replicaExtra[i]...)
+		}
+		top.Replicas = append(top.Replicas, StartRedis(t, extra...))
+	}
+	for _, r := range top.Replicas {
+		WaitFor(t, 10*time.Second, "replica "+r.Addr()+" linked", func() bool {
+			c := redis.NewClient(&redis.Options{Addr: r.Addr(), Username: AuthUser, Password: pass, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, PoolSize: 1})
+			defer c.Close()
+			info, err := c.Info(context.Background(), "replication").Result()
+			return err == nil && strings.Contains(info, "master_link_status:up")
+		})
+	}
+	return top
 }
 
 // SentinelAddrs returns the sentinels' addresses.
@@ -24,16 +64,21 @@ func (d *Deployment) SentinelAddrs() []string {
 }
 
 // StartDeployment starts top's sentinels: n real redis-sentinels monitoring
-// top.Master as "mym" with the given quorum and timers, their hello and INFO
+// top.Master as "mym" with the given quorum and timers (and, when pass is
+// not empty, auth-user AuthUser / auth-pass pass), their hello and INFO
 // periods shortened with SENTINEL DEBUG (publish-period 200, info-period
 // 300), and waits until every sentinel knows the n-1 others and all of
 // top's replicas with their link up.
-func StartDeployment(t TB, top *Topology, n, quorum, downAfterMs, failoverTimeoutMs int) *Deployment {
+func StartDeployment(t TB, top *Topology, pass string, n, quorum, downAfterMs, failoverTimeoutMs int) *Deployment {
 	t.Helper()
-	d := &Deployment{Topology: top}
+	d := &Deployment{Topology: top, Password: pass}
+	conf := SentinelConf("mym", top.Master.Port, quorum, downAfterMs, failoverTimeoutMs)
+	if pass != "" {
+		conf += "sentinel auth-user mym " + AuthUser + "\nsentinel auth-pass mym " + pass + "\n"
+	}
 	ctx := context.Background()
 	for i := 0; i < n; i++ {
-		s := StartSentinel(t, SentinelConf("mym", top.Master.Port, quorum, downAfterMs, failoverTimeoutMs))
+		s := StartSentinel(t, conf)
 		c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, PoolSize: 1, Protocol: 2})
 		err := c.Do(ctx, "SENTINEL", "DEBUG", "info-period", "300", "publish-period", "200").Err()
 		c.Close()
