@@ -52,9 +52,12 @@ type ScaleResult struct {
 	HealthyMs float64 // sentinel start → every master healthy on every sentinel
 	// StallMs is the slowest SENTINEL MASTERS reply while waiting for all
 	// healthy: how long the sentinel stopped answering during start-up.
-	StallMs    float64
-	CPUPercent float64 // median over sentinels, one core = 100
-	RSSMiB     float64 // median over sentinels
+	StallMs float64
+	// FirstPongMs is the time from starting the sentinels until all of them
+	// answer PING.
+	FirstPongMs float64
+	CPUPercent  float64 // median over sentinels, one core = 100
+	RSSMiB      float64 // median over sentinels
 }
 
 // RunScale starts the redis-servers and the sentinels of impl monitoring
@@ -87,11 +90,12 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 		fmt.Fprintf(&body, "sentinel monitor %s 127.0.0.1 %d %d\n", scaleName(i), ports[i/o.NamesPerServer], quorum)
 	}
 	t0 := time.Now()
-	var sents []*testutil.Process
+	var sents []*slowProcess
 	for i := 0; i < o.Sentinels; i++ {
-		conf, port, log := writeSentinelConf(env, body.String())
-		sents = append(sents, testutil.StartSentinelConf(env, impl.Bin, conf, port, log))
+		conf, port, _ := writeSentinelConf(env, body.String())
+		sents = append(sents, startSlowSentinel(env, impl.Bin, conf, port, o.Ready))
 	}
+	firstPong := sinceMs(t0, time.Now())
 	stall := time.Duration(0)
 	for _, s := range sents {
 		addr := s.Addr()
@@ -112,7 +116,7 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 			time.Sleep(o.PollEvery) // no event says "all healthy": poll
 		}
 	}
-	r := ScaleResult{HealthyMs: sinceMs(t0, time.Now()), StallMs: float64(stall.Microseconds()) / 1000}
+	r := ScaleResult{HealthyMs: sinceMs(t0, time.Now()), StallMs: float64(stall.Microseconds()) / 1000, FirstPongMs: firstPong}
 	us := make([]Usage, len(sents))
 	errs := make([]error, len(sents))
 	var wg sync.WaitGroup

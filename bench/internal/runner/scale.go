@@ -38,6 +38,7 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 	for _, n := range all {
 		key := fmt.Sprintf("m%d-", n)
 		c.Define(FigureDef{Key: key + "healthy", Label: fmt.Sprintf("%d masters: start → all healthy", n), Unit: "ms", LowerBetter: true})
+		c.Define(FigureDef{Key: key + "pong", Label: fmt.Sprintf("%d masters: start → first PONG", n), Unit: "ms", LowerBetter: true})
 		c.Define(FigureDef{Key: key + "stall", Label: fmt.Sprintf("%d masters: slowest SENTINEL MASTERS reply during start", n), Unit: "ms", LowerBetter: true})
 		if usage[n] {
 			c.Define(FigureDef{Key: key + "cpu", Label: fmt.Sprintf("%d masters: CPU (one core = 100)", n), Unit: "%", LowerBetter: true})
@@ -55,15 +56,16 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 			})
 			if err != nil {
 				c.Fail(impl, fmt.Sprintf("run %d %d masters", run+1, n), err)
-				r = harness.ScaleResult{HealthyMs: nan, StallMs: nan, CPUPercent: nan, RSSMiB: nan}
+				r = harness.ScaleResult{HealthyMs: nan, StallMs: nan, FirstPongMs: nan, CPUPercent: nan, RSSMiB: nan}
 			}
 			c.Add(impl, key+"healthy", r.HealthyMs)
 			c.Add(impl, key+"stall", r.StallMs)
+			c.Add(impl, key+"pong", r.FirstPongMs)
 			if usage[n] {
 				c.Add(impl, key+"cpu", r.CPUPercent)
 				c.Add(impl, key+"rss", r.RSSMiB)
 			}
-			fmt.Fprintf(out, "  run %d %-14s %5d masters: healthy %.0f ms (slowest reply %.0f ms), CPU %.1f%%, RSS %.1f MiB\n", run+1, impl.Name, n, r.HealthyMs, r.StallMs, r.CPUPercent, r.RSSMiB)
+			fmt.Fprintf(out, "  run %d %-14s %5d masters: healthy %.0f ms (first PONG %.0f ms, slowest reply %.0f ms), CPU %.1f%%, RSS %.1f MiB\n", run+1, impl.Name, n, r.HealthyMs, r.FirstPongMs, r.StallMs, r.CPUPercent, r.RSSMiB)
 		})
 	}
 	notes := []string{
