@@ -23,14 +23,15 @@ type writer struct {
 	rdb    *redis.Client
 
 	mu     sync.Mutex
-	acked  map[string]time.Time
+	acked  map[string]time.Time // key → acknowledgement time
+	issued map[string]time.Time // key → issue time (acknowledged writes only)
 	failed []time.Time
 	stop   chan struct{}
 	done   chan struct{}
 }
 
 func startWriter(t *testing.T, prefix string, rdb *redis.Client) *writer {
-	w := &writer{prefix: prefix, rdb: rdb, acked: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writer{prefix: prefix, rdb: rdb, acked: map[string]time.Time{}, issued: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		for i := 0; ; i++ {
@@ -40,6 +41,7 @@ func startWriter(t *testing.T, prefix string, rdb *redis.Client) *writer {
 			default:
 			}
 			k := w.prefix + strconv.Itoa(i)
+			sent := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			err := rdb.Set(ctx, k, i, 0).Err()
 			cancel()
@@ -47,6 +49,7 @@ func startWriter(t *testing.T, prefix string, rdb *redis.Client) *writer {
 			w.mu.Lock()
 			if err == nil {
 				w.acked[k] = now
+				w.issued[k] = sent
 			} else {
 				w.failed = append(w.failed, now)
 			}
@@ -90,9 +93,9 @@ func (w *writer) count() int {
 type result struct {
 	recovery  time.Duration // event → first acknowledged write
 	failed    int           // writes that returned an error after the event
-	misplaced int           // writes acknowledged after the event that are not on the final master
+	misplaced int           // writes issued after the event, acknowledged, and not on the final master
 	lastLost  time.Duration // event → last acknowledged write that is not on the final master
-	checked   int           // writes acknowledged after the event
+	checked   int           // acknowledged writes issued after the event
 }
 
 func (w *writer) result(event time.Time, master string) (result, error) {
@@ -103,7 +106,9 @@ func (w *writer) result(event time.Time, master string) (result, error) {
 	r := result{}
 	var first time.Time
 	for k, at := range w.acked {
-		if at.Before(event) {
+		if w.issued[k].Before(event) {
+			// Issued before the event: it may legitimately have been
+			// acknowledged by the old master before it died.
 			continue
 		}
 		r.checked++
