@@ -168,6 +168,9 @@ func (c *conn) dial() (net.Conn, error) {
 		cancel()
 	}()
 	var d net.Dialer
+	if ip := net.ParseIP(c.m.cfg.SourceIP); ip != nil {
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
 	nc, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		return nil, err

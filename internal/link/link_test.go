@@ -352,6 +352,22 @@ func TestCloseIsSilent(t *testing.T) {
 	}
 }
 
+func TestSourceIP(t *testing.T) {
+	srv := testutil.StartRedis(t)
+	tests := []struct {
+		source, want string
+	}{
+		{"", "127.0.0.1"},
+		{"127.0.0.2", "127.0.0.2"}, // all of 127/8 is local on Linux
+	}
+	for i, tc := range tests {
+		m := newManager(t, Config{SourceIP: tc.source})
+		if c := mustConnect(t, m, ID(i), srv.Addr(), Cmd); c.LocalIP != tc.want {
+			t.Errorf("SourceIP %q: LocalIP = %q, want %q", tc.source, c.LocalIP, tc.want)
+		}
+	}
+}
+
 func TestDialDuplicateID(t *testing.T) {
 	srv := testutil.StartRedis(t)
 	m := newManager(t, Config{})

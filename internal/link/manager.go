@@ -26,6 +26,9 @@ type Config struct {
 	// WriteTimeout bounds one write of queued commands; a peer that does
 	// not read for that long loses its connection.
 	WriteTimeout time.Duration
+	// SourceIP, when set, is the local address outbound connections bind
+	// to (bind-source-addr).
+	SourceIP string
 	// TLS, when set, wraps every connection in TLS (tls-replication yes).
 	// A ServerName is filled from the dialled host when empty.
 	TLS *tls.Config

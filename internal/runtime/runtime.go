@@ -119,6 +119,9 @@ func New(opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	lc := opts.Link
+	if lc.SourceIP == "" {
+		lc.SourceIP = opts.Config.Server.BindSourceAddr
+	}
 	if lc.TLS == nil && opts.Config.Server.TLSReplication {
 		tc, err := link.NewTLSConfig(link.TLSFiles{
 			CertFile: opts.Config.Server.TLSCertFile,
