@@ -118,13 +118,52 @@ func (u *aclUser) apply(r string) error {
 			u.channels = append(u.channels, r)
 		}
 	case (strings.HasPrefix(r, "+") || strings.HasPrefix(r, "-")) && len(r) > 1:
-		u.commands = append(u.commands, r)
+		u.commandRule(lr)
 	case strings.HasPrefix(r, "(") && strings.HasSuffix(r, ")"):
 		u.selectors = append(u.selectors, r)
 	default:
 		return errACLSyntax
 	}
 	return nil
+}
+
+// commandRule records a +cmd / -cmd / +@cat / -@cat rule the way Redis
+// keeps command_rules: a new rule replaces earlier rules for the same name
+// (and a command's rule replaces its subcommands' rules), and a rule that
+// does not change what the +@all/-@all base already gives is dropped.
+// Without a command table, "does not change" is decided conservatively:
+// a command rule is only dropped when no category rule remains.
+func (u *aclUser) commandRule(r string) {
+	allow, name := r[0] == '+', r[1:]
+	kept := u.commands[:0]
+	for _, c := range u.commands {
+		n := c[1:]
+		if n == name || (!strings.Contains(name, "|") && strings.HasPrefix(n, name+"|")) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	u.commands = kept
+	if allow == u.allCommands {
+		redundant := true
+		if !strings.HasPrefix(name, "@") {
+			for _, c := range u.commands {
+				if strings.HasPrefix(c[1:], "@") {
+					redundant = false
+				}
+			}
+		} else {
+			for _, c := range u.commands {
+				if (c[0] == '+') != allow {
+					redundant = false
+				}
+			}
+		}
+		if redundant {
+			return
+		}
+	}
+	u.commands = append(u.commands, r)
 }
 
 func (u *aclUser) addPass(h string) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,9 @@ func TestParseErrors(t *testing.T) {
 			want := strings.Trim(strings.Split(tc.conf, "\n")[tc.line-1], " \t\r")
 			if ce.Text != want {
 				t.Errorf("text %q, want %q", ce.Text, want)
+			}
+			if want := fmt.Sprintf("bad.conf:%d: %s", tc.line, tc.msg); err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err.Error(), want)
 			}
 			if !errors.Is(err, ErrConfig) {
 				t.Errorf("errors.Is(err, ErrConfig) is false")

@@ -71,6 +71,17 @@ user default on nopass ~* &* +@all
 user alice on >pw ~* +@all
 user carol on >x %R~cache:* &chan +ping (~y +info) resetpass nopass
 user dave off #0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef allchannels allkeys -@all +info
+user erin on >a >b >a <a ~k1 ~k2 &c1 +ping -ping skip-sanitize-payload
+user u1 on -ping
+user u2 on +@all -ping
+user u3 on +@all -ping +ping
+user u4 on +ping +info -ping
+user u5 on +@pubsub -publish
+user u6 on +PING +ping
+user u7 on -@all +@admin -@all +info
+user u8 on +client|list -client
+user u9 on +@all -@admin +@admin
+user fred on >z reset on #00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff !00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 bind 127.0.0.1
 sentinel monitor m1 127.0.0.1 {{M}} 2
 `},
