@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -198,3 +199,38 @@ func (o Options) healStart() int64 { return o.Warmup + o.FaultPhase }
 
 // end is the virtual time at which the run stops.
 func (o Options) end() int64 { return o.healStart() + o.HealPhase }
+
+// ErrInvalidOptions wraps every reason Validate rejects options.
+var ErrInvalidOptions = errors.New("sim: invalid options")
+
+// Validate checks that hand-made options can run (NewOptions always
+// produces valid ones).
+func (o Options) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, a...))
+	}
+	t := o.Timing
+	switch {
+	case o.Sentinels < 1 || o.Sentinels > 250:
+		return bad("%d sentinels", o.Sentinels)
+	case o.Quorum < 1:
+		return bad("quorum %d", o.Quorum)
+	case o.Replicas < 1 || o.Replicas > 250 || len(o.Priority) != o.Replicas || len(o.Announced) != o.Replicas:
+		return bad("%d replicas with %d priorities and %d announced flags", o.Replicas, len(o.Priority), len(o.Announced))
+	case o.Misconfigured && o.Sentinels < 2:
+		return bad("a misconfigured sentinel needs another one")
+	case o.TickMin < 1 || o.TickMax < o.TickMin:
+		return bad("tick %d..%d", o.TickMin, o.TickMax)
+	case o.LatencyMin < 0 || o.LatencyMax < o.LatencyMin:
+		return bad("latency %d..%d", o.LatencyMin, o.LatencyMax)
+	case o.PersistMin < 0 || o.PersistMax < o.PersistMin:
+		return bad("persist %d..%d", o.PersistMin, o.PersistMax)
+	case o.DownAfter < 1 || o.FailoverTimeout < 1 || o.FaultGap < 1 || o.LoadingTime < 0 || o.ReplTimeout < 1:
+		return bad("non-positive down-after, failover-timeout, fault gap or repl-timeout")
+	case t.PingPeriod < 1 || t.InfoPeriod < 1 || t.PublishPeriod < 1 || t.TiltTrigger < 1:
+		return bad("non-positive timer in %+v", t)
+	case o.Warmup < 0 || o.FaultPhase < 0 || o.HealPhase < 1:
+		return bad("phases %d/%d/%d", o.Warmup, o.FaultPhase, o.HealPhase)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -31,6 +32,9 @@ func TestOptionsFromSeed(t *testing.T) {
 		if o.end() <= o.healStart() || o.healStart() <= o.Warmup {
 			t.Fatalf("seed %d: phases out of order", seed)
 		}
+		if err := o.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 		if s := o.String(); !strings.Contains(s, "options for seed") || !strings.Contains(s, "quorum") {
 			t.Fatalf("seed %d: String() = %q", seed, s)
 		}
@@ -40,5 +44,34 @@ func TestOptionsFromSeed(t *testing.T) {
 	}
 	if reflect.DeepEqual(NewOptions(1), NewOptions(2)) {
 		t.Fatal("seeds 1 and 2 expand into the same options")
+	}
+}
+
+func TestValidateRejectsBrokenOptions(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(o *Options)
+	}{
+		{"no sentinel", func(o *Options) { o.Sentinels = 0 }},
+		{"zero quorum", func(o *Options) { o.Quorum = 0 }},
+		{"priorities missing", func(o *Options) { o.Priority = nil }},
+		{"latency inverted", func(o *Options) { o.LatencyMin, o.LatencyMax = 10, 5 }},
+		{"no tick", func(o *Options) { o.TickMin = 0 }},
+		{"no down-after", func(o *Options) { o.DownAfter = 0 }},
+		{"no ping period", func(o *Options) { o.Timing.PingPeriod = 0 }},
+		{"no heal phase", func(o *Options) { o.HealPhase = 0 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions(3)
+			tc.mutate(&o)
+			if err := o.Validate(); !errors.Is(err, ErrInvalidOptions) {
+				t.Fatalf("Validate() = %v, want ErrInvalidOptions", err)
+			}
+			r := RunOptions(o, Config{})
+			if len(r.Violations) != 1 || r.Violations[0].Invariant != "OPTIONS" {
+				t.Fatalf("RunOptions on broken options: %+v", r.Violations)
+			}
+		})
 	}
 }

@@ -85,6 +85,9 @@ func Run(seed uint64, trace bool) Result {
 
 // RunOptions simulates explicit options (tests use it to pin a scenario).
 func RunOptions(o Options, cfg Config) Result {
+	if err := o.Validate(); err != nil {
+		return Result{Seed: o.Seed, Options: o, Violations: []Violation{{Seed: o.Seed, Invariant: "OPTIONS", Sentinel: -1, Detail: err.Error()}}}
+	}
 	w := newWorld(o, cfg.Trace)
 	for _, inv := range cfg.Ignore {
 		w.ignore[inv] = true
