@@ -42,28 +42,69 @@ var (
 	portsUsed = map[int]bool{}
 )
 
+// claimDir holds one file per port handed out by any test process of this
+// machine (go test runs packages in parallel processes). A claim lives until
+// the test that took it ends, so a port whose process a test killed (a dead
+// master a sentinel still remembers) is never handed to another test while
+// that test's sentinels may still reconfigure whatever answers there.
+var claimDir = filepath.Join(os.TempDir(), "gosentinel-test-ports")
+
+// claimTTL bounds how long a claim left by a crashed test process blocks a
+// port.
+const claimTTL = 30 * time.Minute
+
 // FreePort returns a TCP port on 127.0.0.1 that the kernel reported free and
-// that this process has not handed out before. redis-sentinel refuses port 0,
-// so tests that start it need a concrete port.
+// that no other running test (in this or another test process) holds.
+// redis-sentinel refuses port 0, so tests that start it need a concrete port.
+// The claim is released in t.Cleanup.
 func FreePort(t TB) int {
 	t.Helper()
 	portMu.Lock()
 	defer portMu.Unlock()
-	for i := 0; i < 100; i++ {
+	_ = os.MkdirAll(claimDir, 0o777)
+	for i := 0; i < 200; i++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatalf("testutil: listen for a free port: %v", err)
 		}
 		p := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		if !portsUsed[p] {
-			portsUsed[p] = true
-			return p
+		if portsUsed[p] || !claimPort(p) {
+			continue
 		}
+		portsUsed[p] = true
+		t.Cleanup(func() { releasePort(p) })
+		return p
 	}
-	t.Fatalf("testutil: no fresh free port after 100 tries")
+	t.Fatalf("testutil: no unclaimed free port after 200 tries")
 	return 0
 }
+
+func claimPath(p int) string { return filepath.Join(claimDir, strconv.Itoa(p)) }
+
+// claimPort creates the claim file for p; false if another live claim holds it.
+func claimPort(p int) bool {
+	path := claimPath(p)
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return true
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return true // no claim directory (read-only tmp): fall back to the in-process check
+		}
+		st, serr := os.Stat(path)
+		if serr != nil || time.Since(st.ModTime()) < claimTTL {
+			return false
+		}
+		_ = os.Remove(path) // stale claim of a crashed test process
+	}
+	return false
+}
+
+func releasePort(p int) { _ = os.Remove(claimPath(p)) }
 
 // Binary returns the path of a Redis binary (redis-server, redis-sentinel,
 // redis-cli, redis-benchmark), failing the test when it is not installed.
