@@ -419,10 +419,6 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 			return nil, &dialError{ErrClientClosed}
 		}
 		addr, gen, fresh, err := r.target(ctx)
-		if err != nil && ctx.Err() != nil && lastErr != nil {
-			// Out of time while waiting: report what went wrong before.
-			return nil, &dialError{fmt.Errorf("%w (then: %v)", lastErr, ctx.Err())}
-		}
 		if err == nil {
 			var c net.Conn
 			c, err = r.dialVerify(ctx, addr, r.want)
@@ -437,15 +433,21 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 			}
 			r.invalidate(gen)
 			r.dropReplica(addr)
-			if fresh {
-				// The cached address failed: re-resolve at once.
+		}
+		if ctx.Err() != nil {
+			// Out of time: the error before the deadline says more than
+			// the deadline itself.
+			if lastErr == nil {
 				lastErr = err
-				continue
 			}
+			return nil, &dialError{fmt.Errorf("%w (then: %v)", lastErr, ctx.Err())}
 		}
 		lastErr = err
 		if permanent(err) {
 			return nil, &dialError{err}
+		}
+		if fresh {
+			continue // the cached address failed: re-resolve at once
 		}
 		if serr := r.sleep(ctx, backoff(attempt, r.opt.MinRoleBackoff, r.opt.MaxRoleBackoff)); serr != nil {
 			return nil, &dialError{fmt.Errorf("%w (while waiting: %v)", lastErr, serr)}
