@@ -24,6 +24,14 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // a Runtime on a free port until the test ends.
 func startRuntime(t *testing.T, body string) (*Runtime, string, string) {
 	t.Helper()
+	r, addr, path, _ := startRuntimeDone(t, body)
+	return r, addr, path
+}
+
+// startRuntimeDone is startRuntime that also returns a channel receiving
+// Run's result.
+func startRuntimeDone(t *testing.T, body string) (*Runtime, string, string, <-chan error) {
+	t.Helper()
 	dir := t.TempDir()
 	port := testutil.FreePort(t)
 	path := filepath.Join(dir, "sentinel.conf")
@@ -40,7 +48,12 @@ func startRuntime(t *testing.T, body string) (*Runtime, string, string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
+	result := make(chan error, 1)
+	go func() {
+		err := r.Run(ctx)
+		done <- err
+		result <- err
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -51,7 +64,7 @@ func startRuntime(t *testing.T, body string) (*Runtime, string, string) {
 	if err := testutil.WaitPing(addr, 10*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	return r, addr, path
+	return r, addr, path, result
 }
 
 func client(t *testing.T, addr string) *redis.Client {
@@ -156,5 +169,47 @@ func TestScriptExecution(t *testing.T) {
 		if fd != "0" && fd != "1" && fd != "2" && !(strings.HasPrefix(target, "/proc/") && strings.HasSuffix(target, "/fd")) {
 			t.Errorf("script inherited fd %s -> %s", fd, target)
 		}
+	}
+}
+
+func TestShutdownCommand(t *testing.T) {
+	master := testutil.StartRedis(t)
+	_, addr, _, result := startRuntimeDone(t, fmt.Sprintf("sentinel monitor mym 127.0.0.1 %d 1\n", master.Port))
+	c := client(t, addr)
+	c.Do(context.Background(), "SHUTDOWN") // the connection closes without a reply
+	select {
+	case err := <-result:
+		if err != nil {
+			t.Fatalf("Run after SHUTDOWN: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after SHUTDOWN")
+	}
+	if err := testutil.Ping(addr); err == nil {
+		t.Fatal("still answering PING after SHUTDOWN")
+	}
+}
+
+// TestPersistFailure: when the config cannot be written, SENTINEL
+// FLUSHCONFIG gets an error instead of +OK (the core turns the held reply
+// into an error on a failed PersistDone) and the sentinel keeps serving.
+func TestPersistFailure(t *testing.T) {
+	master := testutil.StartRedis(t)
+	_, addr, path := startRuntime(t, fmt.Sprintf("sentinel monitor mym 127.0.0.1 %d 1\n", master.Port))
+	c := client(t, addr)
+	ctx := context.Background()
+	testutil.WaitFor(t, 5*time.Second, "first config flush (myid)", func() bool {
+		b, _ := os.ReadFile(path)
+		return strings.Contains(string(b), "sentinel myid ")
+	})
+	if err := os.RemoveAll(filepath.Dir(path)); err != nil { // even root cannot write there now
+		t.Fatal(err)
+	}
+	err := c.Do(ctx, "SENTINEL", "FLUSHCONFIG").Err()
+	if err == nil {
+		t.Fatal("SENTINEL FLUSHCONFIG answered +OK although the config could not be saved")
+	}
+	if v, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mym").StringSlice(); err != nil || len(v) != 2 {
+		t.Fatalf("not serving after a failed persist: %v %v", v, err)
 	}
 }
