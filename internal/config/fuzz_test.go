@@ -44,6 +44,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("rewrite of an accepted file is rejected: %v\n--- input\n%q\n--- output\n%s", err, data, out)
 		}
+		// Users describe the same after a reload (the default user aside:
+		// like Redis it gains sanitize-payload when read back).
+		if a, b := usersBut(c, "default"), usersBut(back, "default"); c.Server.ACLFile == "" && !reflect.DeepEqual(a, b) {
+			t.Fatalf("users changed by rewrite:\n got %q\nwant %q\n--- input\n%q", b, a, data)
+		}
 		if !reflect.DeepEqual(normSentinel(back.Sentinel), normSentinel(c.Sentinel)) {
 			t.Fatalf("state changed by rewrite:\n got %+v\nwant %+v\n--- input\n%q\n--- output\n%s", back.Sentinel, c.Sentinel, data, out)
 		}
@@ -69,4 +74,15 @@ func normSentinel(s Sentinel) Sentinel {
 		n.Masters = append(n.Masters, &mm)
 	}
 	return n
+}
+
+// usersBut returns the user lines a rewrite writes, without one user.
+func usersBut(c *Config, skip string) []string {
+	var out []string
+	for _, l := range userLines(&c.Server) {
+		if !strings.HasPrefix(l, "user "+skip+" ") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
