@@ -434,15 +434,14 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 			r.invalidate(gen)
 			r.dropReplica(addr)
 		}
+		// A timeout cut short by the deadline says less than the error
+		// seen before it (a role mismatch, a refused connection).
+		if lastErr == nil || !isTimeout(err) {
+			lastErr = err
+		}
 		if ctx.Err() != nil {
-			// Out of time: the error before the deadline says more than
-			// the deadline itself.
-			if lastErr == nil {
-				lastErr = err
-			}
 			return nil, &dialError{fmt.Errorf("%w (then: %v)", lastErr, ctx.Err())}
 		}
-		lastErr = err
 		if permanent(err) {
 			return nil, &dialError{err}
 		}
@@ -498,4 +497,10 @@ func (r *resolver) failGap() time.Duration {
 		d *= 2
 	}
 	return min(d, r.opt.MaxRoleBackoff)
+}
+
+// isTimeout reports deadline and I/O timeout errors.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
