@@ -320,11 +320,15 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 		return false
 	}
 	var replicas []Addr
+	known := map[string]*instance{} // priorities survive the re-creation
 	for _, r := range m.sortedReplicas() {
 		if addrEqualsHost(r.addr, host, port) {
 			continue
 		}
 		replicas = append(replicas, r.addr)
+		if r.priorityKnown {
+			known[addrKey(r.addr)] = r
+		}
 	}
 	if !addrEqualsHost(m.addr, host, port) {
 		replicas = append(replicas, m.addr)
@@ -338,6 +342,9 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 			continue
 		}
 		r := s.createReplica(m, a)
+		if old, ok := known[addrKey(a)]; ok {
+			r.priority, r.priorityKnown = old.priority, true
+		}
 		s.event(LevelNotice, "+slave", r, s.at(r))
 	}
 	s.markDirty()

@@ -85,6 +85,7 @@ func TestPropertyRanking(t *testing.T) {
 				runid:         runids[rng.IntN(len(runids))],
 				priority:      rng.IntN(3) * 50,
 				priorityKnown: rng.IntN(6) > 0,
+				reportsMaster: rng.IntN(4) == 0,
 				offset:        uint64(rng.IntN(3)),
 				down:          rng.IntN(8) == 0,
 				disconnected:  rng.IntN(8) == 0,
@@ -96,7 +97,7 @@ func TestPropertyRanking(t *testing.T) {
 		got := rankCandidates(p, cs)
 		eligible := 0
 		for _, c := range cs {
-			ok := !c.down && !c.disconnected && c.priority != 0 && c.priorityKnown && c.lastAvailAge <= 5000
+			ok := !c.down && !c.disconnected && c.priority != 0 && (c.priorityKnown || c.reportsMaster) && c.lastAvailAge <= 5000
 			validity := Millis(30000)
 			maxDown := Millis(50000)
 			if p.masterSDown {
@@ -123,6 +124,9 @@ func TestPropertyRanking(t *testing.T) {
 
 // beats is the oracle's strict "a must come before b".
 func beats(a, b candidate) bool {
+	if a.priorityKnown != b.priorityKnown {
+		return a.priorityKnown
+	}
 	if a.priority != b.priority {
 		return a.priority < b.priority
 	}

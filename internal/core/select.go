@@ -14,6 +14,9 @@ type candidate struct {
 	// priorityKnown is false until INFO showed slave_priority: the default
 	// (100) may hide a priority of 0.
 	priorityKnown bool
+	// reportsMaster: its last INFO said role:master (a master's INFO has no
+	// slave_priority, so its priority can never be known).
+	reportsMaster bool
 	offset        uint64
 	down          bool   // SDOWN or ODOWN
 	disconnected  bool   // link disconnected
@@ -46,7 +49,7 @@ func (p selectParams) eligible(c candidate) bool {
 		return false
 	case c.lastAvailAge > 5*p.pingPeriod:
 		return false
-	case c.priority == 0, !c.priorityKnown:
+	case c.priority == 0, !c.priorityKnown && !c.reportsMaster:
 		return false
 	case c.infoAge > infoValidity:
 		return false
@@ -58,8 +61,12 @@ func (p selectParams) eligible(c candidate) bool {
 
 // lessForPromotion is compareSlavesForPromotion: lower priority, then
 // higher replication offset, then smaller runid (case-insensitive,
-// missing runid last).
+// missing runid last). Replicas whose priority was read from INFO rank
+// before those whose priority is unknown.
 func lessForPromotion(a, b candidate) bool {
+	if a.priorityKnown != b.priorityKnown {
+		return a.priorityKnown // a known priority first (see eligible)
+	}
 	if a.priority != b.priority {
 		return a.priority < b.priority
 	}
@@ -123,6 +130,7 @@ func (s *Sentinel) candidateOf(r *instance) candidate {
 		runid:         r.runid,
 		priority:      r.priority,
 		priorityKnown: r.priorityKnown,
+		reportsMaster: r.roleReported == fMaster,
 		offset:        r.replOffset,
 		down:          r.flags&(fSDown|fODown) != 0,
 		disconnected:  r.link.disconnected(),

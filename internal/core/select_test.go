@@ -34,6 +34,9 @@ func TestRankCandidates(t *testing.T) {
 			[]candidate{func() candidate { c := ok("a", "1", 1, 1); c.linkDownTime = 51001; return c }(),
 				func() candidate { c := ok("b", "2", 2, 1); c.linkDownTime = 51000; return c }()}, []string{"b"}},
 		{"priority never seen", p, []candidate{func() candidate { c := ok("a", "1", 100, 1); c.priorityKnown = false; return c }(), ok("b", "2", 100, 0)}, []string{"b"}},
+		{"priority unknown but running as master, ranked after known", p, []candidate{
+			func() candidate { c := ok("a", "1", 1, 9); c.priorityKnown, c.reportsMaster = false, true; return c }(),
+			ok("b", "2", 100, 0)}, []string{"b", "a"}},
 		{"empty", p, nil, nil},
 	}
 	for _, tt := range tests {
@@ -100,22 +103,28 @@ func TestStringMatch(t *testing.T) {
 	}
 }
 
-// TestUnknownPriorityNotPromoted: a replica whose INFO never showed
-// slave_priority (here it reports role:master, e.g. restarted without its
-// replicaof) is not promoted on the default priority 100: its real
-// priority may be 0 (sim seed 3018, invariant S6).
-func TestUnknownPriorityNotPromoted(t *testing.T) {
+// TestUnknownPriority: a replica whose INFO never showed slave_priority is
+// not promoted on the default priority 100 while it reports role:slave
+// (its real priority may be 0, sim S6 seed 3018). One that already runs
+// as master (a master's INFO has no priority) stays eligible, after any
+// replica with a known priority, or a master demoted behind the
+// sentinels' back could never be replaced (sim L1).
+func TestUnknownPriority(t *testing.T) {
 	s := newTestCore(t)
 	m := s.masters["mym"]
 	r := m.lookupReplica("127.0.0.1", 6380)
 	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.cc})
 	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.pc})
-	s.refreshInfo(r, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n")
+	s.refreshInfo(r, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:slave\r\nmaster_host:127.0.0.1\r\n")
 	if got := s.selectSlave(m); got != nil {
 		t.Fatalf("selected %s with unknown priority", got.name)
 	}
-	s.refreshInfo(r, replicaInfo) // role:slave, slave_priority:7
+	s.refreshInfo(r, "role:master\r\n")
 	if got := s.selectSlave(m); got != r {
+		t.Fatalf("a replica running as master is not selected: %v", got)
+	}
+	s.refreshInfo(r, replicaInfo) // role:slave, slave_priority:7
+	if got := s.selectSlave(m); got != r || !r.priorityKnown {
 		t.Fatalf("not selected once the priority is known: %v", got)
 	}
 }
