@@ -113,7 +113,9 @@ sentinel known-replica m1 ::1 6391
 `},
 	{name: "command-line", conf: "# only comments here\nsentinel myid {{ID}}\n",
 		args: []string{"--sentinel", "monitor", "m1", "127.0.0.1", "{{M}}", "2", "--sentinel", "down-after-milliseconds", "m1", "4000",
-			"--loglevel", "verbose", "--maxclients", "500", "--bind", "127.0.0.1 ::1"}},
+			"--loglevel", "verbose", "--maxclients", "500", "--bind", "127.0.0.1 ::1",
+			"--repl-diskless-sync-delay", "0", "--maxmemory", "1MB", "--appendonly", "no", "--notify-keyspace-events", "KEA",
+			"--slave-priority", "7", "--masterauth", "", "--syslog-ident", "redis", "--enable-debug-command", "yes"}},
 	{name: "defaults-and-units", conf: `bind * -::*
 pidfile ""
 requirepass ""

@@ -71,7 +71,9 @@ func rewriteServer(st *rewriteState, s *Server) {
 			st.processed(d.Name) // NULL string: Redis drops the line
 			continue
 		}
-		st.line(d.Name, otherLine(d), false)
+		line := otherLine(d)
+		def, known := standardDefaults()[d.Name]
+		st.line(d.Name, line, known && line != def)
 	}
 	if s.ACLFile != "" {
 		st.processed("user")
