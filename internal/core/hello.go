@@ -190,6 +190,7 @@ func (s *Sentinel) sendHello(i *instance) bool {
 	if !ok {
 		return false
 	}
+	i.helloPending = true
 	s.revealSend(snd)
 	return true
 }

@@ -263,12 +263,11 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 		}
 		s.event(LevelWarning, "+failover-state-reconf-slaves", m, s.at(m))
 		s.clientReconfScript(m, "leader", m.addr, i.addr)
-		m.lastPubTime = 0 // sentinelForceHelloUpdateForMaster
-		for _, r := range m.sortedReplicas() {
-			r.lastPubTime = 0
-		}
-		for _, si := range m.sortedSentinels() {
-			si.lastPubTime = 0
+		// sentinelForceHelloUpdateForMaster; a hello in flight carries the
+		// old config, so the new one goes out without waiting for it.
+		for _, x := range append(append([]*instance{m}, m.sortedReplicas()...), m.sortedSentinels()...) {
+			x.lastPubTime = 0
+			x.helloPending = false
 		}
 		return
 	}

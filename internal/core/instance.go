@@ -44,6 +44,7 @@ type instance struct {
 	lastMDReplyTime  Millis // last_master_down_reply_time
 	askPending       bool   // an is-master-down-by-addr request is in flight
 	infoPending      bool   // an INFO request is in flight
+	helloPending     bool   // a hello PUBLISH is in flight (or held)
 	infoRefresh      Millis // 0: never
 	info             string
 	hasInfo          bool

@@ -285,6 +285,8 @@ func (s *Sentinel) cancelPending(p *pendingCmd) {
 		p.inst.infoPending = false
 	case cmdAskMasterDown:
 		p.inst.askPending = false
+	case cmdHello:
+		p.inst.helloPending = false
 	}
 }
 

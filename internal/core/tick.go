@@ -101,7 +101,7 @@ func (s *Sentinel) sendPeriodicCommands(i *instance) {
 	if s.now-l.lastPongTime > pingPeriod && s.now-l.lastPingTime > pingPeriod/2 {
 		s.sendPing(i)
 	}
-	if s.now-i.lastPubTime > s.timing.PublishPeriod {
+	if !i.helloPending && s.now-i.lastPubTime > s.timing.PublishPeriod {
 		s.sendHello(i)
 	}
 }
