@@ -1,0 +1,128 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"time"
+)
+
+// backoff returns the jittered wait before attempt n (0-based) of the
+// "start again from the first sentinel" loop: equal jitter over an
+// exponential ramp from MinRoleBackoff to MaxRoleBackoff.
+func backoff(n int, lo, hi time.Duration) time.Duration {
+	d := lo
+	for i := 0; i < n && d < hi; i++ {
+		d *= 2
+	}
+	if d > hi {
+		d = hi
+	}
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+// sleep waits d, or until a resolution ends or a hint arrives (so dialers
+// react at once to +switch-master), or ctx / the client ends.
+func (r *resolver) sleep(ctx context.Context, d time.Duration) error {
+	r.mu.Lock()
+	w := r.wake
+	r.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-w:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-r.ctx.Done():
+		return ErrClientClosed
+	}
+	return nil
+}
+
+// dial is the go-redis Dialer: it resolves (cache or sentinels), dials,
+// verifies the role on the fresh connection, and on any failure backs off
+// and starts again from the first sentinel until ctx (DialTimeout) expires.
+func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		if r.closed() {
+			return nil, &dialError{ErrClientClosed}
+		}
+		addr, gen, fresh, err := r.target(ctx)
+		if err == nil {
+			var c net.Conn
+			c, err = r.dialVerify(ctx, addr, r.want)
+			if err == nil && r.want == roleMaster && r.generation() != gen {
+				// The master changed while we dialled: start again.
+				c.Close()
+				continue
+			}
+			if err == nil {
+				r.startBackground()
+				return r.track(c, gen, addr), nil
+			}
+			r.invalidate(gen)
+			r.dropReplica(addr)
+		}
+		// A timeout cut short by the deadline says less than the error
+		// seen before it (a role mismatch, a refused connection).
+		if lastErr == nil || !isTimeout(err) {
+			lastErr = err
+		}
+		if ctx.Err() != nil {
+			return nil, &dialError{fmt.Errorf("%w (then: %v)", lastErr, ctx.Err())}
+		}
+		if permanent(err) {
+			return nil, &dialError{err}
+		}
+		if fresh {
+			continue // the cached address failed: re-resolve at once
+		}
+		if serr := r.sleep(ctx, backoff(attempt, r.opt.MinRoleBackoff, r.opt.MaxRoleBackoff)); serr != nil {
+			return nil, &dialError{fmt.Errorf("%w (while waiting: %v)", lastErr, serr)}
+		}
+	}
+}
+
+// target returns the address a new connection should use.
+func (r *resolver) target(ctx context.Context) (addr string, gen uint64, fresh bool, err error) {
+	if r.want == roleSlave {
+		return r.replicaTarget(ctx)
+	}
+	addr, gen, fresh = r.current()
+	if fresh {
+		return addr, gen, true, nil
+	}
+	if err := r.resolveShared(ctx); err != nil {
+		return "", 0, false, err
+	}
+	r.mu.Lock()
+	addr, gen = r.addr, r.gen
+	r.mu.Unlock()
+	return addr, gen, false, nil
+}
+
+// dialError marks an error that happened while opening a connection: the
+// command that needed the connection was never sent.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "client: new connection: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// permanent reports discovery failures that waiting will not fix within one
+// dial: no sentinel answered, or none knows the master name. They are
+// returned at once instead of being retried until DialTimeout.
+func permanent(err error) bool {
+	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
+		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth)
+}
+
+// isTimeout reports deadline and I/O timeout errors.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
