@@ -115,6 +115,11 @@ func TestRelativeConfigDirLogfile(t *testing.T) {
 		_, err := os.Stat(pidfile)
 		return err == nil && regexp.MustCompile(`(?m)^sentinel myid [0-9a-f]{40}$`).Match(b)
 	})
+	// SIGHUP is ignored, like redis-server does.
+	cmd.Process.Signal(syscall.SIGHUP)
+	if err := testutil.Ping(addr); err != nil {
+		t.Fatalf("no PONG after SIGHUP: %v", err)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-done:

@@ -121,6 +121,9 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 		return 1
 	}
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", cfg.Server.Port))
+	// Like redis-server: SIGHUP and SIGPIPE are ignored (Go would otherwise
+	// die on SIGHUP, or on a write to a closed stdout pipe).
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err = rt.Run(sigCtx)
