@@ -84,6 +84,9 @@ func run(argv []string, stdout, stderr io.Writer) int {
 // serve runs the sentinel until SIGTERM/SIGINT, SHUTDOWN or an exit
 // request.
 func serve(abs string, cfg *config.Config, stdout io.Writer) int {
+	// Like redis-server: SIGHUP and SIGPIPE are ignored (Go would otherwise
+	// die on SIGHUP, or on a write to a closed stdout pipe).
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	if err := os.Chdir(cfg.Server.AbsDir); err != nil {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't chdir to '%s': %v", cfg.Server.AbsDir, err))
 		return 1
@@ -121,9 +124,6 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 		return 1
 	}
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", cfg.Server.Port))
-	// Like redis-server: SIGHUP and SIGPIPE are ignored (Go would otherwise
-	// die on SIGHUP, or on a write to a closed stdout pipe).
-	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err = rt.Run(sigCtx)
