@@ -132,6 +132,17 @@ func lintSentinels(m *MasterStatus, add addFunc) {
 			fmt.Sprintf("majority is %d of %d: the extra sentinel adds no failure tolerance", m.Majority, k),
 			"use an odd number (3, 5)")
 	}
+	var downPeers []string
+	for _, s := range m.Peers {
+		if strings.Contains(s.Flags, "s_down") || strings.Contains(s.Flags, "disconnected") {
+			downPeers = append(downPeers, s.Addr+" ("+s.Flags+")")
+		}
+	}
+	if len(downPeers) > 0 {
+		add(Warning, "sentinel-peer-down", n, fmt.Sprintf("%d known sentinel(s) are down or disconnected", len(downPeers)),
+			strings.Join(downPeers, ", "),
+			"restart them or fix connectivity; remove a decommissioned sentinel with SENTINEL RESET "+n+" on every sentinel")
+	}
 	hosts := map[string][]string{}
 	for _, s := range m.Peers {
 		h, _, err := net.SplitHostPort(s.Addr)

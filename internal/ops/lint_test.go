@@ -52,6 +52,9 @@ func TestLintRules(t *testing.T) {
 		{"sentinel with master", func(m *MasterStatus, _ *Probes, _ *Status) {
 			m.Peers[2].Addr = "10.0.0.1:26379"
 		}, []want{{"sentinel-with-master", Info}}, 0},
+		{"peer sentinel down", func(m *MasterStatus, _ *Probes, _ *Status) {
+			m.Peers[2].Flags = "s_down,sentinel,disconnected"
+		}, []want{{"sentinel-peer-down", Warning}}, 1},
 		{"quorum 1", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 1 }, []want{{"quorum-low", Warning}}, 1},
 		{"quorum above majority", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 3 }, []want{{"quorum-above-majority", Warning}}, 1},
 		{"quorum above sentinels", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 4 }, []want{{"quorum-unreachable", Error}}, 2},
