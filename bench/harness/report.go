@@ -224,7 +224,16 @@ func ratioCell(r *float64) string {
 	if r == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f", *r)
+	return FormatRatio(*r)
+}
+
+// FormatRatio prints a ratio with two decimals, or two significant digits
+// when it is below 0.1.
+func FormatRatio(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.2g", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 // FormatNum prints a figure with a precision that suits its size.

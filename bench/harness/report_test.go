@@ -18,6 +18,7 @@ func TestNewFigureRatio(t *testing.T) {
 		{"ours unavailable", []float64{1}, nil, "not available (x)", "—"},
 		{"ours never observed", []float64{1}, []float64{}, "", "—"},
 		{"real zero", []float64{0}, []float64{1}, "", "—"},
+		{"tiny ratio", []float64{140219}, []float64{25.5}, "", "0.00018"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,8 +50,9 @@ func (o *ScaleOpts) defaults() {
 // ScaleResult is the outcome of one scale run.
 type ScaleResult struct {
 	HealthyMs float64 // sentinel start → every master healthy on every sentinel
-	// StallMs is the slowest SENTINEL MASTERS reply while waiting for all
-	// healthy: how long the sentinel stopped answering during start-up.
+	// StallMs is the longest wait for an answer while starting: the wait for
+	// the first PONG or the slowest SENTINEL MASTERS reply until all healthy,
+	// whichever is longer.
 	StallMs float64
 	// FirstPongMs is the time from starting the sentinels until all of them
 	// answer PING.
@@ -96,7 +97,7 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 		sents = append(sents, startSlowSentinel(env, impl.Bin, conf, port, o.Ready))
 	}
 	firstPong := sinceMs(t0, time.Now())
-	stall := time.Duration(0)
+	stall := time.Duration(firstPong * float64(time.Millisecond))
 	for _, s := range sents {
 		addr := s.Addr()
 		for {

@@ -160,7 +160,7 @@ func PrintSection(w io.Writer, s harness.Section) {
 	for _, f := range s.Figures {
 		ratio := "—"
 		if f.Ratio != nil {
-			ratio = fmt.Sprintf("%.2f", *f.Ratio)
+			ratio = harness.FormatRatio(*f.Ratio)
 		}
 		fmt.Fprintf(w, "  %-50s %-5s %s: %-24s %s: %-24s ours/real: %s\n", f.Label, f.Unit,
 			harness.RealName, short(f.Real, f.RealNote), harness.OursName, short(f.Ours, f.OursNote), ratio)
