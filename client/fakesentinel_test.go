@@ -33,6 +33,12 @@ func startFakeSentinel(t *testing.T, master string, epoch int64) *fakeSentinel {
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
+	return serveFakeSentinel(t, ln, master, epoch)
+}
+
+// serveFakeSentinel runs a fake sentinel on ln (e.g. a TLS listener).
+func serveFakeSentinel(t *testing.T, ln net.Listener, master string, epoch int64) *fakeSentinel {
+	t.Helper()
 	f := &fakeSentinel{ln: ln, master: master, epoch: epoch, conns: map[net.Conn]bool{}}
 	f.wg.Add(1)
 	go f.serve()
