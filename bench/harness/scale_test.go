@@ -44,7 +44,6 @@ func mastersReply(ms ...[]string) []byte {
 	return []byte(b.String())
 }
 
-
 func TestScaleHealthy(t *testing.T) {
 	ok := []string{"name", "m0", "flags", "master", "num-slaves", "1", "num-other-sentinels", "2"}
 	tests := []struct {
