@@ -74,6 +74,7 @@ func (r *Runtime) loop(ctx context.Context) error {
 			ev = core.Tick{}
 		case lev := <-r.links.Events():
 			ev = r.linkEvent(lev)
+			r.observeLinkEvent(ev) // metrics.go
 		case req := <-r.requests:
 			if req.fn != nil {
 				req.fn()
@@ -118,6 +119,7 @@ func (r *Runtime) step(ev core.Event) error {
 }
 
 func (r *Runtime) execute(eff core.Effect) error {
+	r.observeEffect(eff) // metrics.go
 	switch e := eff.(type) {
 	case core.Connect:
 		r.connect(e)

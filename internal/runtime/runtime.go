@@ -53,6 +53,9 @@ type Options struct {
 	Link link.Config
 	// Executable is shown in INFO server.
 	Executable string
+	// Observer, when set, receives events, PING round trips and lost
+	// connections on the loop goroutine (metrics.go).
+	Observer Observer
 }
 
 // Runtime is one running sentinel.
@@ -80,6 +83,7 @@ type Runtime struct {
 	nextReq uint64
 	scripts map[uint64]*os.Process
 	scrMu   sync.Mutex // guards scripts against the waiters
+	watch   pingWatch  // metrics.go
 }
 
 type connInfo struct {
