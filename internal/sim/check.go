@@ -217,6 +217,10 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 			}
 		}
 	case "+try-failover":
+		if v, _ := view(s); v.ForcedFailover {
+			ch.lastAttempt, ch.hasAttempt = now, true
+			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
+		}
 		if !ch.odown {
 			w.violate("S5", s, "+try-failover without ODOWN")
 		}

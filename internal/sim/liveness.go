@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
 )
 
 // Liveness (L1–L4) is checked in the healed phase by a small driver that
@@ -22,6 +24,7 @@ const livePoll = 100
 // Liveness phases.
 const (
 	phaseConverge = iota
+	phaseManual
 	phaseFailover
 	phaseDemote
 	phaseQuiet
@@ -32,6 +35,12 @@ type liveState struct {
 	phase    int
 	deadline int64
 	killed   *instance
+
+	stableSince int64 // converged continuously since (0: not converged)
+
+	manualDone  bool
+	manualFrom  *instance   // master before the SENTINEL FAILOVER
+	manualReply *core.Value // its reply, once the core answered
 	epoch    uint64 // highest current epoch when the quiet window started
 }
 
@@ -68,9 +77,21 @@ func (w *World) livePoll() {
 		skipS = w.sent[len(w.sent)-1] // comes round only after a real failover
 	}
 	ok, why := w.converged(l.killed, skipS)
+	if !ok {
+		l.stableSince = 0
+	} else if l.stableSince == 0 {
+		l.stableSince = now
+	}
+	// Act only on a convergence that lasted two INFO periods: the
+	// sentinels' views (replica links, INFO) must have caught up.
+	stable := ok && now-l.stableSince >= 2*w.opt.Timing.InfoPeriod
 	switch l.phase {
 	case phaseConverge:
-		if ok {
+		if stable {
+			if w.opt.ManualFailover && !l.manualDone && w.eligibleReplica() {
+				w.manualFailover()
+				break
+			}
 			if w.opt.KillMasterAfterHeal && w.eligibleReplica() {
 				m := w.agreedMaster()
 				w.tracef("liveness: converged; killing master %s", m.addr.IP)
@@ -79,8 +100,22 @@ func (w *World) livePoll() {
 			} else {
 				w.startQuiet()
 			}
-		} else if now > l.deadline {
+		} else if !ok && now > l.deadline {
 			w.violate("L1", nil, "no convergence %dms after healing: %s\n%s", w.opt.convergeBound(), why, w.stateDump())
+			l.phase = phaseDone
+			return
+		}
+	case phaseManual:
+		if r := l.manualReply; r != nil && r.Kind == core.KindError {
+			w.violate("L2", nil, "SENTINEL FAILOVER refused after convergence with an eligible replica: -%s\n%s", r.Str, w.stateDump())
+			l.phase = phaseDone
+			return
+		}
+		if ok && w.agreedMaster() != l.manualFrom {
+			w.tracef("liveness: manual failover done")
+			l.manualDone, l.phase, l.deadline = true, phaseConverge, now+w.opt.convergeBound()
+		} else if now > l.deadline {
+			w.violate("L2", nil, "SENTINEL FAILOVER did not complete within %dms: %s\n%s", w.opt.failoverBound(), why, w.stateDump())
 			l.phase = phaseDone
 			return
 		}
@@ -96,9 +131,9 @@ func (w *World) livePoll() {
 			return
 		}
 	case phaseDemote:
-		if ok {
+		if stable {
 			w.startQuiet()
-		} else if now > l.deadline {
+		} else if !ok && now > l.deadline {
 			w.violate("L3", nil, "returning old master not demoted within %dms: %s\n%s", w.opt.demoteBound(), why, w.stateDump())
 			l.phase = phaseDone
 			return
@@ -123,6 +158,23 @@ func (w *World) livePoll() {
 		return
 	}
 	w.sch.after(livePoll, w.livePoll)
+}
+
+// manualFailover sends SENTINEL FAILOVER to a random sentinel, as an
+// operator's client would.
+func (w *World) manualFailover() {
+	l := &w.live
+	n := len(w.sent)
+	if w.opt.Misconfigured {
+		n-- // the misconfigured sentinel does not know the real master yet
+	}
+	s := w.sent[w.rng.IntN(n)]
+	l.manualFrom, l.manualReply = w.agreedMaster(), nil
+	l.phase, l.deadline = phaseManual, w.sch.now+w.opt.failoverBound()
+	w.tracef("liveness: converged; SENTINEL FAILOVER %s to sentinel %d", MasterName, s.id)
+	s.nextReq++
+	s.reqs[s.nextReq] = reqRoute{args: []string{"SENTINEL", "FAILOVER", MasterName}, at: w.sch.now}
+	w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1000, Args: []string{"SENTINEL", "FAILOVER", MasterName}})
 }
 
 func (w *World) startQuiet() {
@@ -190,6 +242,9 @@ func (w *World) converged(skip *instance, skipS *sentinel) (bool, string) {
 		if v.FailoverState != 0 {
 			return false, fmt.Sprintf("sentinel %d is in failover state %s", s.id, v.FailoverState)
 		}
+		if s.core.InTilt() {
+			return false, fmt.Sprintf("sentinel %d is in TILT", s.id)
+		}
 		if v.SDown || v.ODown {
 			return false, fmt.Sprintf("sentinel %d sees the master down", s.id)
 		}
@@ -215,8 +270,31 @@ func (w *World) converged(skip *instance, skipS *sentinel) (bool, string) {
 			return false, fmt.Sprintf("%s is %s of %s:%d (link up %v), not following %s",
 				r.addr.IP, r.role, r.masterHost, r.masterPort, r.linkUp, m.addr.IP)
 		}
+		// Every sentinel must also know it as a connected, healthy replica
+		// of that master with its link up (its view caught up).
+		for _, s := range w.sent {
+			if s == skipS {
+				continue
+			}
+			v, _ := view(s)
+			if !knowsReplica(v, r, m) {
+				return false, fmt.Sprintf("sentinel %d has not caught up with replica %s", s.id, r.addr.IP)
+			}
+		}
 	}
 	return true, ""
+}
+
+// knowsReplica reports whether view v lists r as a connected, healthy
+// replica of m with its master link up.
+func knowsReplica(v core.MasterView, r, m *instance) bool {
+	for _, rv := range v.Replicas {
+		if sameAddr(rv.Addr, r.addr) {
+			return !rv.Disconnected && !rv.SDown && rv.MasterLinkUp &&
+				rv.MasterHost == m.addr.IP && rv.MasterPort == m.addr.Port
+		}
+	}
+	return false
 }
 
 // stateDump renders the true state and every sentinel's view.

@@ -68,6 +68,10 @@ type Options struct {
 	// and brings it back later: exercises L2 (failover completes) and L3
 	// (returning old master demoted).
 	KillMasterAfterHeal bool
+	// ManualFailover sends SENTINEL FAILOVER to one sentinel once the
+	// healed system has converged (a forced failover, exempt from ODOWN,
+	// election and pacing); it must complete like any other.
+	ManualFailover bool
 	HealPhase           int64 // fault-free phase at the end; liveness is checked at its end
 }
 
@@ -146,9 +150,10 @@ func NewOptions(seed uint64) Options {
 	if r.IntN(8) == 0 && o.Priority[0] != 0 && o.Quorum < o.Sentinels {
 		o.Misconfigured, o.KillMasterAfterHeal = true, true
 	}
+	o.ManualFailover = r.IntN(4) == 0
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
-	o.HealPhase = o.convergeBound() + o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
+	o.HealPhase = 2*o.convergeBound() + 2*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
 	return o
 }
 
@@ -191,6 +196,7 @@ func (o Options) String() string {
 	f("phases", fmt.Sprintf("warmup %d, faults %d (mean gap %d), heal %d", o.Warmup, o.FaultPhase, o.FaultGap, o.HealPhase))
 	f("fault weights", fmt.Sprintf("%+v", o.Faults))
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
+	f("manual-failover", o.ManualFailover)
 	return b.String()
 }
 

@@ -190,6 +190,12 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 	case core.Respond:
 		if r, ok := s.reqs[e.ID]; ok {
 			delete(s.reqs, e.ID)
+			if r.c == nil { // the liveness driver's own request
+				v := e.Value
+				w.live.manualReply = &v
+				w.tracef("s%d answers SENTINEL FAILOVER: %s", s.id, describeValue(v))
+				return
+			}
 			r.s.done, r.s.val = true, e.Value
 			w.flushSlots(r.c)
 		}
