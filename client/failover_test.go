@@ -154,46 +154,60 @@ func TestFailoverSIGKILL(t *testing.T) {
 }
 
 // TestManualFailover runs SENTINEL FAILOVER with the old master alive: the
-// client must leave the old master (demoted to replica) and keep writing.
+// client must leave the old master (demoted to replica) and keep writing,
+// with pub/sub hints, and without them (then it learns from the old
+// master's READONLY replies or from Sentinel's CLIENT KILL).
 func TestManualFailover(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, 1, 3)
-	var mu sync.Mutex
-	var switched time.Time
-	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.sentinelAddrs(), ReconcileInterval: -1,
-		OnMasterChange: func(old, new string) {
-			if old != "" {
-				mu.Lock()
-				switched = time.Now()
-				mu.Unlock()
+	for _, tc := range []struct {
+		name   string
+		pubsub bool
+	}{{"with pubsub", true}, {"pubsub off: READONLY / CLIENT KILL path", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := startCluster(t, 1, 3)
+			var mu sync.Mutex
+			var switched time.Time
+			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.sentinelAddrs(), ReconcileInterval: -1,
+				DisablePubSub: !tc.pubsub,
+				OnMasterChange: func(old, new string) {
+					if old != "" {
+						mu.Lock()
+						switched = time.Now()
+						mu.Unlock()
+					}
+				}})
+			w := startWriter(t, rdb)
+			testutil.WaitFor(t, 5*time.Second, "first writes", func() bool {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				return len(w.acked) > 10
+			})
+			sc := redis.NewClient(&redis.Options{Addr: c.sentinels[0].Addr()})
+			defer sc.Close()
+			if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.name).Err(); err != nil {
+				t.Fatalf("SENTINEL FAILOVER: %v", err)
 			}
-		}})
-	w := startWriter(t, rdb)
-	testutil.WaitFor(t, 5*time.Second, "first writes", func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return len(w.acked) > 10
-	})
-	sc := redis.NewClient(&redis.Options{Addr: c.sentinels[0].Addr()})
-	defer sc.Close()
-	if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.name).Err(); err != nil {
-		t.Fatalf("SENTINEL FAILOVER: %v", err)
+			newAddr := c.top.Replicas[0].Addr()
+			testutil.WaitFor(t, 30*time.Second, "client on the promoted replica", func() bool {
+				st, _ := StatsOf(rdb)
+				return st.CurrentAddr == newAddr
+			})
+			w.setMark()
+			testutil.WaitFor(t, 10*time.Second, "a write after the switch", w.recovered)
+			w.halt()
+			mu.Lock()
+			since := switched
+			mu.Unlock()
+			n := checkLanded(t, w, newAddr, since)
+			if n == 0 {
+				t.Fatal("no write acknowledged after the switch")
+			}
+			st, _ := StatsOf(rdb)
+			if !tc.pubsub && st.PubSubHints != 0 {
+				t.Errorf("pub/sub hints with pub/sub disabled")
+			}
+			t.Logf("%d writes after the switch, failed writes %d, stats %+v", n, w.failed, st)
+		})
 	}
-	newAddr := c.top.Replicas[0].Addr()
-	testutil.WaitFor(t, 30*time.Second, "client on the promoted replica", func() bool {
-		st, _ := StatsOf(rdb)
-		return st.CurrentAddr == newAddr
-	})
-	w.setMark()
-	testutil.WaitFor(t, 10*time.Second, "a write after the switch", w.recovered)
-	w.halt()
-	mu.Lock()
-	since := switched
-	mu.Unlock()
-	n := checkLanded(t, w, newAddr, since)
-	if n == 0 {
-		t.Fatal("no write acknowledged after the switch")
-	}
-	st, _ := StatsOf(rdb)
-	t.Logf("%d writes after the switch, failed writes %d, stats %+v", n, w.failed, st)
 }

@@ -129,7 +129,7 @@ func (r *Runtime) execute(eff core.Effect) error {
 		delete(r.conns, e.Conn)
 		r.links.Close(link.ID(e.Conn))
 	case core.Emit:
-		r.log.Log(context.Background(), coreLevel(e.Level), e.Type+" "+e.Msg)
+		r.logEvent(e) // metrics_event.go: plain line, or with fields for JSON
 		if e.Level != core.LevelDebug {
 			r.srv.Publish(e.Type, e.Msg)
 		}
