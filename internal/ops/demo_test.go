@@ -46,7 +46,7 @@ func TestDemoTearsDownOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := &cancelOn{marker: "started sentinel3", cancel: cancel}
-	rep, err := RunDemo(ctx, DemoOptions{SentinelBin: testutil.Binary(t, "redis-sentinel"), Out: out, Wait: 30 * time.Second})
+	rep, err := RunDemo(ctx, DemoOptions{SentinelBin: testutil.Binary(t, "redis-sentinel"), Out: out, Wait: 30 * time.Second, Events: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunDemo after cancel: %v, want context.Canceled\n%s", err, out.buf.String())
 	}

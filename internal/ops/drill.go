@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -33,8 +34,12 @@ type DrillOptions struct {
 	// NewClient builds the client the writes go through (default:
 	// DefaultClientFactory).
 	NewClient ClientFactory
-	// OnEvent, when set, sees every sentinel event (e.g. to print it).
+	// OnEvent, when set, sees every sentinel event (e.g. to print it). It
+	// is never called concurrently with itself or with progress output, so
+	// both may share a writer.
 	OnEvent func(Event)
+
+	outMu *sync.Mutex
 }
 
 // DrillReport is the result of a drill: the checks seed 001 asks for.
@@ -68,6 +73,8 @@ func (r *DrillReport) Passed() bool { return len(r.Problems) == 0 }
 
 func (d *DrillOptions) progress(format string, args ...any) {
 	if d.Progress != nil {
+		d.outMu.Lock()
+		defer d.outMu.Unlock()
 		fmt.Fprintf(d.Progress, time.Now().Format("15:04:05.000")+"  "+format+"\n", args...)
 	}
 }
@@ -101,7 +108,9 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 	var switchedAt time.Time
 	ready, watchDone, err := Watch(wctx, o, func(e Event) {
 		if d.OnEvent != nil {
+			d.outMu.Lock()
 			d.OnEvent(e)
+			d.outMu.Unlock()
 		}
 		if e.Meta {
 			rep.LinkNotices = append(rep.LinkNotices, e)
@@ -210,6 +219,7 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 }
 
 func (d *DrillOptions) defaults() {
+	d.outMu = &sync.Mutex{}
 	if d.Timeout <= 0 {
 		d.Timeout = 60 * time.Second
 	}

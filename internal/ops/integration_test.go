@@ -243,7 +243,8 @@ func TestDemoWithRealSentinel(t *testing.T) {
 	t.Parallel()
 	bin := testutil.Binary(t, "redis-sentinel")
 	var out bytes.Buffer
-	rep, err := RunDemo(context.Background(), DemoOptions{SentinelBin: bin, Out: &out, Wait: 30 * time.Second})
+	// Events on: progress and events share the buffer (serialised by RunDrill).
+	rep, err := RunDemo(context.Background(), DemoOptions{SentinelBin: bin, Out: &out, Wait: 30 * time.Second, Events: true})
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
@@ -256,6 +257,9 @@ func TestDemoWithRealSentinel(t *testing.T) {
 	}
 	if _, err := os.Stat(rep.Dir); !os.IsNotExist(err) {
 		t.Errorf("demo dir %s not removed: %v", rep.Dir, err)
+	}
+	if !strings.Contains(out.String(), "+switch-master") {
+		t.Errorf("events not printed:\n%s", out.String())
 	}
 }
 
