@@ -1,0 +1,136 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/testutil"
+)
+
+// spec describes the topology and sentinel.conf both sides get.
+type spec struct {
+	replicas     int        // replicas of the master
+	replicaExtra [][]string // extra redis.conf lines per replica
+	quorum       int        // 0 means 1
+	downAfter    int        // ms; 0 means 30000 (not written)
+	failover     int        // failover-timeout ms; 0 means not written
+	extra        string     // extra sentinel.conf lines (after monitor)
+	noMonitor    bool       // no `sentinel monitor` line at all
+}
+
+// side is one sentinel implementation with its own topology.
+type side struct {
+	name string // "real" or "ours"
+	bin  string
+	top  *testutil.Topology
+	proc *testutil.Process
+	dir  string
+	conf string
+	port int
+	myid string
+	// ports maps a port number (as text) to its placeholder.
+	ports map[string]string
+}
+
+// sides returns the two implementations, real first.
+func sides() [][2]string {
+	return [][2]string{{"real", realBin}, {"ours", oursBin}}
+}
+
+// confBody returns the sentinel.conf text for s on a master at mport.
+func (sp spec) confBody(port, mport int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nlogfile \"sentinel.log\"\n", port)
+	if !sp.noMonitor {
+		q := sp.quorum
+		if q == 0 {
+			q = 1
+		}
+		fmt.Fprintf(&b, "sentinel monitor mym 127.0.0.1 %d %d\n", mport, q)
+		if sp.downAfter != 0 {
+			fmt.Fprintf(&b, "sentinel down-after-milliseconds mym %d\n", sp.downAfter)
+		}
+		if sp.failover != 0 {
+			fmt.Fprintf(&b, "sentinel failover-timeout mym %d\n", sp.failover)
+		}
+	}
+	b.WriteString(sp.extra)
+	return b.String()
+}
+
+// startPair starts the topology and the sentinel once per implementation.
+func startPair(t *testing.T, sp spec) [2]*side {
+	t.Helper()
+	var out [2]*side
+	for i, im := range sides() {
+		out[i] = startSide(t, sp, im[0], im[1])
+	}
+	return out
+}
+
+func startSide(t *testing.T, sp spec, name, bin string) *side {
+	t.Helper()
+	s := &side{name: name, bin: bin, ports: map[string]string{}}
+	s.top = testutil.StartTopology(t, sp.replicas, sp.replicaExtra...)
+	s.port = testutil.FreePort(t)
+	s.dir = t.TempDir()
+	s.conf = filepath.Join(s.dir, "sentinel.conf")
+	if err := os.WriteFile(s.conf, []byte(sp.confBody(s.port, s.top.Master.Port)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.proc = testutil.StartSentinelConf(t, bin, s.conf, s.port, filepath.Join(s.dir, "sentinel.log"))
+	s.ports[strconv.Itoa(s.port)] = "<sentinel-port>"
+	s.ports[strconv.Itoa(s.top.Master.Port)] = "<master-port>"
+	for i, r := range s.top.Replicas {
+		s.ports[strconv.Itoa(r.Port)] = fmt.Sprintf("<replica%d-port>", i)
+	}
+	c := dialSide(t, s)
+	s.myid = c.do("SENTINEL", "MYID").Str
+	return s
+}
+
+// addr returns the sentinel's address.
+func (s *side) addr() string { return s.proc.Addr() }
+
+// waitDiscovered waits until the sentinel knows all replicas of mym with
+// their link up and has INFO from the master.
+func (s *side) waitDiscovered(t *testing.T) {
+	t.Helper()
+	testutil.WaitFor(t, 20*time.Second, s.name+" discovers the replicas", func() bool {
+		c, err := dialQuiet(s.addr())
+		if err != nil {
+			return false
+		}
+		defer c.close()
+		m, err := c.try("SENTINEL", "MASTER", "mym")
+		if err != nil || pairs(m)["num-slaves"] != strconv.Itoa(len(s.top.Replicas)) || pairs(m)["info-refresh"] == "0" {
+			return false
+		}
+		reps, err := c.try("SENTINEL", "REPLICAS", "mym")
+		if err != nil || len(reps.Elems) != len(s.top.Replicas) {
+			return false
+		}
+		for _, r := range reps.Elems {
+			p := pairs(r)
+			if p["master-link-status"] != "ok" || p["info-refresh"] == "0" || p["role-reported"] != "slave" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// stderr returns what the process wrote to stderr so far.
+func (s *side) stderr(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.proc.StderrPath())
+	if err != nil {
+		t.Fatalf("%s: read stderr: %v", s.name, err)
+	}
+	return string(b)
+}
