@@ -205,16 +205,20 @@ func (c *conn) writeLoop(nc net.Conn, stop <-chan struct{}) {
 			return
 		}
 		c.mu.Lock()
-		buf := c.out
-		c.out = spare[:0]
-		dead := c.dead
-		c.mu.Unlock()
-		if dead {
+		if c.dead {
+			c.mu.Unlock()
 			return
 		}
-		if len(buf) == 0 {
+		if len(c.out) == 0 {
+			c.mu.Unlock()
 			continue
 		}
+		// Swap buffers: senders append to the spare one while buf is
+		// written. Never swap an empty buffer in, or both names would
+		// share one array.
+		buf := c.out
+		c.out = spare[:0]
+		c.mu.Unlock()
 		_ = nc.SetWriteDeadline(time.Now().Add(c.m.cfg.WriteTimeout))
 		if _, err := nc.Write(buf); err != nil {
 			c.fail(fmt.Errorf("%w: write to %s: %w", ErrConnLost, c.addr, err))
