@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-
 	"fmt"
 	"net"
 	"strconv"
@@ -41,6 +40,10 @@ func (r *Runtime) Run(ctx context.Context) error {
 // stop tears everything down and waits for the goroutines.
 func (r *Runtime) stop() {
 	r.stopOnce.Do(func() { close(r.stopped) })
+	for id, ch := range r.replies {
+		ch <- resp.Error("ERR server is shutting down")
+		delete(r.replies, id)
+	}
 	_ = r.srv.Close()
 	r.links.Shutdown()
 	r.scrMu.Lock()
@@ -49,10 +52,6 @@ func (r *Runtime) stop() {
 	}
 	r.scrMu.Unlock()
 	r.wg.Wait()
-	for id, ch := range r.replies {
-		ch <- resp.Error("ERR server is shutting down")
-		delete(r.replies, id)
-	}
 }
 
 func (r *Runtime) now() core.Millis { return time.Since(r.start).Milliseconds() + 1 }
