@@ -21,6 +21,11 @@
 //     is unknown unless RetryAmbiguousWrites is set;
 //   - errors are typed: ErrNoSentinelReachable, ErrMasterNotFound,
 //     ErrSentinelsDisagree, ErrRoleMismatch (all usable with errors.Is);
+//   - +switch-master, +promoted-slave and +selected-slave from several
+//     sentinels wake the resolver; on +selected-slave the client polls ROLE
+//     on the chosen replica and switches the moment it is promoted, which
+//     shortens the window in which the old master acknowledges writes that
+//     will be lost;
 //   - OnMasterChange and StatsOf expose failovers to metrics.
 //
 // Closing the returned *redis.Client releases the sentinel connections and
