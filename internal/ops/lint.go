@@ -134,12 +134,14 @@ func lintSentinels(m *MasterStatus, add addFunc) {
 	}
 	var downPeers []string
 	for _, s := range m.Peers {
-		if strings.Contains(s.Flags, "s_down") || strings.Contains(s.Flags, "disconnected") {
+		// Only s_down: "disconnected" alone is normal for a moment after a
+		// peer is discovered, and a peer that stays unreachable turns s_down.
+		if strings.Contains(s.Flags, "s_down") {
 			downPeers = append(downPeers, s.Addr+" ("+s.Flags+")")
 		}
 	}
 	if len(downPeers) > 0 {
-		add(Warning, "sentinel-peer-down", n, fmt.Sprintf("%d known sentinel(s) are down or disconnected", len(downPeers)),
+		add(Warning, "sentinel-peer-down", n, fmt.Sprintf("%d known sentinel(s) are down", len(downPeers)),
 			strings.Join(downPeers, ", "),
 			"restart them or fix connectivity; remove a decommissioned sentinel with SENTINEL RESET "+n+" on every sentinel")
 	}

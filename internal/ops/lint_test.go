@@ -55,6 +55,9 @@ func TestLintRules(t *testing.T) {
 		{"peer sentinel down", func(m *MasterStatus, _ *Probes, _ *Status) {
 			m.Peers[2].Flags = "s_down,sentinel,disconnected"
 		}, []want{{"sentinel-peer-down", Warning}}, 1},
+		{"peer sentinel just discovered", func(m *MasterStatus, _ *Probes, _ *Status) {
+			m.Peers[2].Flags = "sentinel,disconnected"
+		}, nil, 0},
 		{"quorum 1", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 1 }, []want{{"quorum-low", Warning}}, 1},
 		{"quorum above majority", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 3 }, []want{{"quorum-above-majority", Warning}}, 1},
 		{"quorum above sentinels", func(m *MasterStatus, _ *Probes, _ *Status) { m.Quorum = 4 }, []want{{"quorum-unreachable", Error}}, 2},
