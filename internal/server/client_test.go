@@ -201,7 +201,9 @@ func TestInfoSections(t *testing.T) {
 			t.Errorf("INFO contains %q", bad)
 		}
 	}
-	if !strings.HasSuffix(full, "\r\n\r\n") || strings.Contains(full, "\r\n\r\n\r\n") {
+	// Real Sentinel separates sections with one blank line and ends with
+	// the last field's CRLF (no trailing blank line).
+	if !strings.HasSuffix(full, "\r\n") || strings.HasSuffix(full, "\r\n\r\n") || strings.Count(full, "\r\n\r\n# ") != 4 {
 		t.Errorf("INFO section separators wrong: %q", full[len(full)-40:])
 	}
 }

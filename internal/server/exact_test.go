@@ -86,7 +86,7 @@ func TestExactReplies(t *testing.T) {
 		{"acl save load", "ACL SAVE\r\n", "-" + errNoACLFile + "\r\n"},
 		{"acl dryrun", "ACL DRYRUN default ping\r\n", "+OK\r\n"},
 		{"info unknown section", "INFO foo\r\n", "$0\r\n\r\n"},
-		{"info sentinel", "INFO sentinel\r\n", "$83\r\n# Sentinel\r\nsentinel_masters:1\r\nsentinel_tilt:0\r\nsentinel_tilt_since_seconds:-1\r\n\r\n\r\n"},
+		{"info sentinel", "INFO sentinel\r\n", "$81\r\n# Sentinel\r\nsentinel_masters:1\r\nsentinel_tilt:0\r\nsentinel_tilt_since_seconds:-1\r\n\r\n"},
 		{"shutdown abort", "SHUTDOWN ABORT\r\n", "-ERR No shutdown in progress.\r\n"},
 		{"subscribed mode resp2",
 			"SUBSCRIBE a b\r\nPING\r\nPING x\r\nINFO\r\nPSUBSCRIBE x*\r\nUNSUBSCRIBE b\r\nUNSUBSCRIBE a\r\nPUNSUBSCRIBE\r\nPING\r\n",

@@ -34,10 +34,17 @@ func cmdInfo(c *client, _ *command, args [][]byte) {
 		}
 	}
 	var b strings.Builder
+	n := 0
 	for _, sec := range infoSections {
 		if !want[sec] {
 			continue
 		}
+		// Like genRedisInfoString: a blank line between sections, none
+		// after the last.
+		if n > 0 {
+			b.WriteString("\r\n")
+		}
+		n++
 		switch sec {
 		case "server":
 			c.s.infoServer(&b)
@@ -51,7 +58,6 @@ func cmdInfo(c *client, _ *command, args [][]byte) {
 			b.WriteString("# Sentinel\r\n")
 			b.WriteString(c.s.backend.InfoSentinel())
 		}
-		b.WriteString("\r\n")
 	}
 	c.addReply(appendBulkString(nil, b.String()))
 }
