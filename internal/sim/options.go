@@ -106,14 +106,15 @@ func NewOptions(seed uint64) Options {
 
 	o.Timing = core.DefaultTiming()
 	o.Timing.PingPeriod = 250 + 50*int64(r.IntN(4))
-	o.Timing.InfoPeriod = 1000
-	o.Timing.AskPeriod = 300
-	o.Timing.PublishPeriod = 500
+	pick := func(vs ...int64) int64 { return vs[r.IntN(len(vs))] }
+	o.Timing.InfoPeriod = pick(500, 1000, 1000, 2000)
+	o.Timing.AskPeriod = pick(100, 300, 300, 1000)
+	o.Timing.PublishPeriod = pick(200, 500, 500, 1000)
 	o.Timing.TiltTrigger = 2000
-	o.Timing.TiltPeriod = 3000
-	o.Timing.SlaveReconfTimeout = 2000
-	o.Timing.MinLinkReconnectPeriod = 3000
-	o.Timing.ElectionTimeout = 2000
+	o.Timing.TiltPeriod = pick(2000, 3000, 5000)
+	o.Timing.SlaveReconfTimeout = pick(1000, 2000, 5000)
+	o.Timing.MinLinkReconnectPeriod = pick(1500, 3000, 6000)
+	o.Timing.ElectionTimeout = pick(1000, 2000, 4000)
 	o.DownAfter = 800 + 100*int64(r.IntN(8))
 	o.FailoverTimeout = 3000 + 500*int64(r.IntN(5))
 	o.Timing.DefaultDownAfter = o.DownAfter
@@ -132,6 +133,10 @@ func NewOptions(seed uint64) Options {
 	o.Warmup = 2500
 	o.FaultPhase = 8000 + 1000*int64(r.IntN(8))
 	o.FaultGap = 300 + 100*int64(r.IntN(10))
+	if r.IntN(8) == 0 { // a storm: many overlapping faults for longer
+		o.FaultPhase = 20000 + 1000*int64(r.IntN(11))
+		o.FaultGap = 80 + 20*int64(r.IntN(6))
+	}
 	w := &o.Faults
 	for _, p := range []*int{&w.InstanceCrash, &w.InstancePause, &w.SentinelCrash, &w.Partition,
 		&w.AsymPartition, &w.ConnReset, &w.ClockStall, &w.ClockJump, &w.PersistFailure, &w.RogueReplicaof} {
