@@ -15,13 +15,10 @@ import (
 // this bounds the delay when the pool held no connection at Close time).
 const checkInterval = time.Second
 
-// startBackground starts, once and at the first successful dial of a master
-// client, the lifecycle goroutine (reconciliation, closed-client detection)
-// and the pub/sub subscribers.
+// startBackground starts, once and at the first successful dial, the
+// lifecycle goroutine (reconciliation, closed-client detection) and the
+// pub/sub subscribers.
 func (r *resolver) startBackground() {
-	if r.want != roleMaster {
-		return
-	}
 	r.bgOnce.Do(func() {
 		r.wg.Add(1)
 		go r.run()
@@ -51,7 +48,7 @@ func (r *resolver) run() {
 		}
 		r.idle(wakeAt)
 		if !nextReconcile.IsZero() && !time.Now().Before(nextReconcile) {
-			if r.hasAddr() {
+			if r.hasAddr() || r.want == roleSlave {
 				r.stats.reconciles.Add(1)
 				_ = r.resolveShared(r.ctx)
 			}

@@ -34,7 +34,7 @@ func (r *resolver) subscriber(i int) {
 			continue
 		}
 		fails = 0
-		if r.hasAddr() {
+		if r.hasAddr() || r.want == roleSlave {
 			// Catch up on anything missed while unsubscribed.
 			_ = r.resolveShared(r.ctx)
 		}

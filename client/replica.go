@@ -41,12 +41,30 @@ func (r *resolver) resolveReplicas(ctx context.Context) error {
 				usable = append(usable, ri)
 			}
 		}
+		keep := make(map[string]bool, len(usable))
+		for _, ri := range usable {
+			keep[ri.addr] = true
+		}
 		r.mu.Lock()
 		r.sentinels.toFront(s)
 		r.replicas = usable
 		r.valid = len(usable) > 0
 		r.verifiedAt = time.Now()
+		var stale []*trackedConn
+		for c := range r.conns {
+			if !keep[c.addr] {
+				stale = append(stale, c)
+			}
+		}
 		r.mu.Unlock()
+		// Connections to a node that is no longer a usable replica
+		// (promoted, down, disconnected) stop taking commands.
+		for _, c := range stale {
+			c.markStale()
+		}
+		if len(stale) > 0 {
+			r.stats.poolFlushes.Add(1)
+		}
 		if len(usable) == 0 {
 			return &DiscoveryError{Kind: ErrNoReplicaAvailable, Master: r.opt.MasterName,
 				Attempts: append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("%d replicas listed, none usable", len(reps))})}

@@ -121,3 +121,42 @@ func TestRealSentinel(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicaClientDropsPromotedReplica: after a +switch-master hint the
+// replica list is refreshed and connections to a node that left it (here:
+// promoted) stop taking commands.
+func TestReplicaClientDropsPromotedReplica(t *testing.T) {
+	t.Parallel()
+	top := testutil.StartTopology(t, 2)
+	r0, r1 := top.Replicas[0].Addr(), top.Replicas[1].Addr()
+	fs := startFakeSentinel(t, top.Master.Addr(), 1)
+	fs.mu.Lock()
+	fs.replicas = []map[string]string{replicaEntry(r0, "slave", "ok")}
+	fs.mu.Unlock()
+	rdb := NewReplicaClient(&FailoverOptions{MasterName: "mymaster", SentinelAddrs: []string{fs.addr()},
+		ReconcileInterval: -1, ResolveCacheTTL: time.Hour})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	if ci, err := rdb.ClientInfo(ctx).Result(); err != nil || ci.LAddr != r0 {
+		t.Fatalf("first connection: %v %v, want %s", ci, err, r0)
+	}
+	testutil.WaitFor(t, 5*time.Second, "subscription", func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return len(fs.subs) > 0
+	})
+	// r0 gets promoted: the sentinels now list r1 only.
+	fs.mu.Lock()
+	fs.replicas = []map[string]string{replicaEntry(r1, "slave", "ok")}
+	fs.mu.Unlock()
+	fs.publish("+switch-master", "mymaster 127.0.0.1 1 127.0.0.1 2")
+	testutil.WaitFor(t, 5*time.Second, "replica list refreshed", func() bool {
+		st, _ := StatsOf(rdb)
+		return st.PoolFlushes == 1
+	})
+	for i := 0; i < 5; i++ {
+		if ci, err := rdb.ClientInfo(ctx).Result(); err != nil || ci.LAddr != r1 {
+			t.Fatalf("after the refresh: %v %v, want %s", ci, err, r1)
+		}
+	}
+}
