@@ -8,6 +8,7 @@ type invocation struct {
 	options  []string // "--directive value..." overrides
 	version  bool
 	help     bool
+	extra    extraFlags // --metrics-addr, --log-format (metrics.go)
 }
 
 // parseArgs splits argv[1:] like redis-server: an optional config path
@@ -30,6 +31,7 @@ func parseArgs(args []string) (invocation, error) {
 		inv.confPath = args[0]
 		args = args[1:]
 	}
-	inv.options = args
-	return inv, nil
+	var err error
+	inv.extra, inv.options, err = takeExtraFlags(args)
+	return inv, err
 }

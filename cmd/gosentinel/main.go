@@ -78,12 +78,12 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	return serve(abs, cfg, stdout)
+	return serve(abs, cfg, stdout, inv.extra)
 }
 
 // serve runs the sentinel until SIGTERM/SIGINT, SHUTDOWN or an exit
 // request.
-func serve(abs string, cfg *config.Config, stdout io.Writer) int {
+func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) int {
 	// Like redis-server: SIGHUP and SIGPIPE are ignored (Go would otherwise
 	// die on SIGHUP, or on a write to a closed stdout pipe).
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
@@ -91,7 +91,7 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't chdir to '%s': %v", cfg.Server.AbsDir, err))
 		return 1
 	}
-	logger, closeLog, err := openLog(cfg, stdout)
+	logger, closeLog, err := openLog(cfg, stdout, extra.logFormat)
 	if err != nil {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't open the log file: %v", err))
 		return 1
@@ -114,7 +114,8 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 		}
 	}
 	exe, _ := os.Executable()
-	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe})
+	mx := newMetricsSetup(extra.metricsAddr)
+	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer()})
 	if err != nil {
 		logger.Log(ctx, runtime.LevelWarning, err.Error())
 		return 1
@@ -123,6 +124,12 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Failed listening on port %d (tcp), aborting: %v", cfg.Server.Port, err))
 		return 1
 	}
+	stopMetrics, err := mx.start(rt, logger)
+	if err != nil {
+		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Failed serving metrics on %s, aborting: %v", extra.metricsAddr, err))
+		return 1
+	}
+	defer stopMetrics()
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", cfg.Server.Port))
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -144,11 +151,7 @@ func serve(abs string, cfg *config.Config, stdout io.Writer) int {
 
 // openLog opens logfile (relative to dir) in append mode, or uses stdout
 // when it is empty.
-func openLog(cfg *config.Config, stdout io.Writer) (*slog.Logger, func(), error) {
-	level, err := runtime.ParseLogLevel(cfg.Server.LogLevel)
-	if err != nil {
-		return nil, nil, err
-	}
+func openLog(cfg *config.Config, stdout io.Writer, format string) (*slog.Logger, func(), error) {
 	w, closeFn := stdout, func() {}
 	if cfg.Server.LogFile != "" {
 		f, err := os.OpenFile(cfg.Server.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -159,7 +162,12 @@ func openLog(cfg *config.Config, stdout io.Writer) (*slog.Logger, func(), error)
 	} else if cfg.Server.Daemonize {
 		w = io.Discard
 	}
-	return slog.New(runtime.NewRedisHandler(w, level)), closeFn, nil
+	logger, err := newLogger(w, cfg, format)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return logger, closeFn, nil
 }
 
 // logLine writes one Redis-style line before the logger exists.
@@ -176,4 +184,7 @@ Options are sentinel.conf directives that override the file:
        gosentinel sentinel.conf --port 26380
        gosentinel sentinel.conf --sentinel monitor mymaster 127.0.0.1 6379 2
        gosentinel sentinel.conf --loglevel verbose
+gosentinel-only options (never written to the config file):
+       --metrics-addr host:port   serve Prometheus metrics at /metrics
+       --log-format text|json     log format (default: Redis' text lines)
 `
