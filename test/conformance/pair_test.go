@@ -21,6 +21,10 @@ type spec struct {
 	failover     int        // failover-timeout ms; 0 means not written
 	extra        string     // extra sentinel.conf lines (after monitor)
 	noMonitor    bool       // no `sentinel monitor` line at all
+	// body, when set, is the whole sentinel.conf with {PORT} (sentinel
+	// port) and {M} (master port) placeholders; the fields above are
+	// then ignored except replicas.
+	body string
 }
 
 // side is one sentinel implementation with its own topology.
@@ -44,6 +48,9 @@ func sides() [][2]string {
 
 // confBody returns the sentinel.conf text for s on a master at mport.
 func (sp spec) confBody(port, mport int) string {
+	if sp.body != "" {
+		return strings.NewReplacer("{PORT}", strconv.Itoa(port), "{M}", strconv.Itoa(mport)).Replace(sp.body)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nlogfile \"sentinel.log\"\n", port)
 	if !sp.noMonitor {
