@@ -9,12 +9,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// DefaultPromotionWatch is a sensible FailoverOptions.PromotionWatch for
+// callers who opt in to the early switch (it is off by default).
+const DefaultPromotionWatch = 5 * time.Second
+
 // Defaults applied by NewFailoverClient / NewReplicaClient to zero fields.
 const (
 	DefaultSentinelTimeout   = 300 * time.Millisecond
 	DefaultSentinelQuorum    = 2
 	DefaultPubSubSentinels   = 3
-	DefaultPromotionWatch    = 5 * time.Second
 	DefaultPromotionGrace    = 10 * time.Second
 	DefaultResolveCacheTTL   = time.Second
 	DefaultReconcileInterval = 10 * time.Second
@@ -69,10 +72,14 @@ type FailoverOptions struct {
 	// failover leader publishes +promoted-slave, the earliest sign of a
 	// failover, so subscribing to several sentinels catches it more often.
 	PubSubSentinels int
-	// PromotionWatch bounds how long the client polls ROLE (every 10 ms) on
-	// a replica announced by +selected-slave, to switch to it the moment it
-	// is promoted, before the sentinels advertise it (default 5 s; -1
-	// disables the early switch).
+	// PromotionWatch, when positive, turns on the early switch: on
+	// +selected-slave the client polls ROLE (every 10 ms, for at most
+	// PromotionWatch) on the selected replica and switches to it the moment
+	// it reports master, before the sentinels advertise it. It cuts the
+	// writes lost in a failover with the old master alive, but the address
+	// then comes from an event plus ROLE rather than from a sentinel query,
+	// which the Sentinel client guidelines forbid; so it is off by default
+	// (zero or negative). DefaultPromotionWatch is a sensible value.
 	PromotionWatch time.Duration
 	// PromotionGrace is how long after such an early switch a resolution
 	// keeps the promoted node (while it reports master) even if lagging
@@ -147,9 +154,6 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	}
 	if c.PubSubSentinels <= 0 {
 		c.PubSubSentinels = DefaultPubSubSentinels
-	}
-	if c.PromotionWatch == 0 {
-		c.PromotionWatch = DefaultPromotionWatch
 	}
 	if c.PromotionGrace <= 0 {
 		c.PromotionGrace = DefaultPromotionGrace

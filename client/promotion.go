@@ -24,7 +24,7 @@ const promotionPoll = 10 * time.Millisecond
 // followPromotion starts (once per replica address) the ROLE poller for a
 // replica the leader selected.
 func (r *resolver) followPromotion(addr string) {
-	if r.opt.PromotionWatch < 0 || r.want != roleMaster {
+	if r.opt.PromotionWatch <= 0 || r.want != roleMaster {
 		return
 	}
 	r.mu.Lock()

@@ -19,7 +19,7 @@ func TestEarlySwitchOnSelectedSlave(t *testing.T) {
 	top := testutil.StartTopology(t, 1)
 	m, rep := top.Master, top.Replicas[0]
 	fs := startFakeSentinel(t, m.Addr(), 1)
-	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{fs.addr()}, ReconcileInterval: -1})
+	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{fs.addr()}, ReconcileInterval: -1, PromotionWatch: DefaultPromotionWatch})
 	ctx := context.Background()
 	if err := rdb.Set(ctx, "k", "before", 0).Err(); err != nil {
 		t.Fatalf("Set: %v", err)

@@ -169,6 +169,9 @@ var contenders = []struct {
 	{"gosentinel client", func(c *testutil.SentinelCluster) *redis.Client {
 		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
 	}},
+	{"gosentinel client, early switch", func(c *testutil.SentinelCluster) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), PromotionWatch: client.DefaultPromotionWatch})
+	}},
 	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster) *redis.Client {
 		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
 	}},
