@@ -257,6 +257,8 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 		if n < c.majority() {
 			w.violate("S2", s, "elected in epoch %d with %d votes, needs %d of %d sentinels", ep, n, c.majority(), c.opt.Sentinels)
 		}
+	case "+selected-slave":
+		c.selection(w, s, e.Msg)
 	case "+switch-master":
 		f := strings.Fields(e.Msg)
 		if len(f) == 5 && f[0] == MasterName {
@@ -395,16 +397,8 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 		}
 		return
 	}
-	now := w.sch.now
-	win := 2*c.opt.Timing.InfoPeriod + 5*c.opt.Timing.PingPeriod + c.opt.DownAfter
 	for _, r := range w.inst {
-		if r == target || r.priority == 0 || r.priority >= target.priority {
-			continue
-		}
-		if !r.up || r.paused || r.loading(now) || !r.isReplicaOf(v.Addr) || now-r.lastDisturbed < win {
-			continue
-		}
-		if now-w.netDisturbed[r.id] < win || now-w.netDisturbed[s.node] < win || now-s.startedAt < win {
+		if r == target || r.priority == 0 || r.priority >= target.priority || !w.calm(s, r, v.Addr) {
 			continue
 		}
 		known := false
@@ -418,6 +412,76 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 				target.addr.IP, target.priority, r.addr.IP, r.priority)
 		}
 	}
+}
+
+// selection is the second half of S6, judged against the core's own
+// knowledge so that stale offsets are not held against it: at
+// +selected-slave, no replica that the sentinel's view shows as connected,
+// not SDOWN, with priority ≠ 0, and that was clearly eligible in truth
+// (the same calm-window rule as eligibility), may rank strictly before
+// the selected one by (priority asc, offset desc, run id asc) as the view
+// knows them.
+func (c *checker) selection(w *World, s *sentinel, msg string) {
+	f := strings.Fields(msg) // slave <ip:port> <ip> <port> @ <master> <ip> <port>
+	if len(f) < 4 || f[0] != "slave" {
+		return
+	}
+	port, _ := strconv.Atoi(f[3])
+	sel := core.Addr{IP: f[2], Port: port}
+	v, _ := view(s)
+	var chosen *core.ReplicaView
+	for i := range v.Replicas {
+		if sameAddr(v.Replicas[i].Addr, sel) {
+			chosen = &v.Replicas[i]
+		}
+	}
+	if chosen == nil {
+		w.violate("S6", s, "+selected-slave %s is not a replica in the sentinel's view", fmtAddr(sel))
+		return
+	}
+	for i := range v.Replicas {
+		rv := &v.Replicas[i]
+		if rv == chosen || rv.SDown || rv.Disconnected || rv.Priority == 0 || !ranksBefore(rv, chosen) {
+			continue
+		}
+		id := w.lookup(rv.Addr)
+		if id < 0 || id >= len(w.inst) || !w.calm(s, w.inst[id], v.Addr) {
+			continue
+		}
+		w.violate("S6", s, "selected %s (priority %d, offset %d) while %s (priority %d, offset %d) ranks first in its own view",
+			fmtAddr(sel), chosen.Priority, chosen.ReplOffset, fmtAddr(rv.Addr), rv.Priority, rv.ReplOffset)
+		return
+	}
+}
+
+// ranksBefore is compareSlavesForPromotion on two views: lower priority,
+// then higher offset, then smaller run id (case-insensitive; missing last).
+func ranksBefore(a, b *core.ReplicaView) bool {
+	if a.Priority != b.Priority {
+		return a.Priority < b.Priority
+	}
+	if a.ReplOffset != b.ReplOffset {
+		return a.ReplOffset > b.ReplOffset
+	}
+	ra, rb := strings.ToLower(a.RunID), strings.ToLower(b.RunID)
+	switch {
+	case ra == "" || rb == "":
+		return ra != "" && rb == ""
+	}
+	return ra < rb
+}
+
+// calm reports whether replica r was clearly eligible for sentinel s in
+// truth: running, not paused or loading, replicating from master, and
+// untouched (crash, restart, pause, role change, partition, reset, stall,
+// clock jump) together with s, and s not restarted, for a window long
+// enough for s's view of it to be fresh.
+func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
+	now := w.sch.now
+	o := w.opt
+	win := 2*o.Timing.InfoPeriod + 5*o.Timing.PingPeriod + o.DownAfter
+	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
+		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win
 }
 
 // afterStep checks the state of s after a step (S4, S9). The master's

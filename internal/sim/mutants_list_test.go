@@ -21,6 +21,12 @@ var mutants = []mutant{
 		New:  "\t\treturn a.priority > b.priority\n",
 	},
 	{
+		Name: "prefer the smaller replication offset",
+		File: "select.go",
+		Old:  "\t\treturn a.offset > b.offset\n",
+		New:  "\t\treturn a.offset < b.offset\n",
+	},
+	{
 		Name: "adopt a config from an equal epoch",
 		File: "hello.go",
 		Old:  "if si != nil && m.m.configEpoch < h.configEpoch {",

@@ -256,8 +256,9 @@ func (w *World) replTick() {
 		case in.linkUp && !ok:
 			in.linkUp, in.downSince = false, now
 		case in.linkUp:
-			if src.offset > in.offset {
-				in.offset = src.offset
+			// Replicas trail their master by up to one tick of writes.
+			if off := src.offset - w.rng.Int64N(w.opt.ReplRate*replTickPeriod+1); off > in.offset {
+				in.offset = off
 			}
 		case !ok:
 			in.syncUntil = 0
