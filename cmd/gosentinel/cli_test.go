@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/gosentinel/gosentinel/internal/testutil"
 )
@@ -115,6 +118,19 @@ func TestRelativeConfigDirLogfile(t *testing.T) {
 		_, err := os.Stat(pidfile)
 		return err == nil && regexp.MustCompile(`(?m)^sentinel myid [0-9a-f]{40}$`).Match(b)
 	})
+	// Log rotation without a signal: the next line creates a new file.
+	logPath := filepath.Join(work, "data", "log.txt")
+	if err := os.Rename(logPath, logPath+".1"); err != nil {
+		t.Fatal(err)
+	}
+	sc := redisClient(t, addr)
+	if err := sc.Do(context.Background(), "SENTINEL", "SET", "mym", "quorum", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 5*time.Second, "+set logged into a new log.txt", func() bool {
+		b, err := os.ReadFile(logPath)
+		return err == nil && strings.Contains(string(b), "+set master mym")
+	})
 	// SIGHUP is ignored, like redis-server does.
 	cmd.Process.Signal(syscall.SIGHUP)
 	if err := testutil.Ping(addr); err != nil {
@@ -145,7 +161,9 @@ func TestRelativeConfigDirLogfile(t *testing.T) {
 			t.Errorf("rewritten config lacks %q:\n%s", want, got)
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(work, "data", "log.txt"))
+	log1, _ := os.ReadFile(logPath + ".1")
+	log2, _ := os.ReadFile(logPath)
+	log := append(log1, log2...)
 	for _, want := range []string{"# +monitor master mym 127.0.0.1 " + strconv.Itoa(master.Port) + " quorum 1", "Sentinel ID is ", "bye bye"} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
@@ -165,4 +183,11 @@ func TestSymlinkedAsRedisSentinel(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "Redis server v=7.0.15") {
 		t.Fatalf("redis-sentinel --version = %q, %v", out, err)
 	}
+}
+
+func redisClient(t *testing.T, addr string) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, Protocol: 2})
+	t.Cleanup(func() { c.Close() })
+	return c
 }

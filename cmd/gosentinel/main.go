@@ -149,16 +149,16 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 	return 0
 }
 
-// openLog opens logfile (relative to dir) in append mode, or uses stdout
-// when it is empty.
+// openLog opens logfile (relative to dir; reopened for every line like
+// Redis, so log rotation needs no signal), or uses stdout when it is empty.
 func openLog(cfg *config.Config, stdout io.Writer, format string) (*slog.Logger, func(), error) {
 	w, closeFn := stdout, func() {}
 	if cfg.Server.LogFile != "" {
-		f, err := os.OpenFile(cfg.Server.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := openLogFile(cfg.Server.LogFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w", cfg.Server.LogFile, err)
+			return nil, nil, err
 		}
-		w, closeFn = f, func() { _ = f.Sync(); _ = f.Close() }
+		w = f
 	} else if cfg.Server.Daemonize {
 		w = io.Discard
 	}
