@@ -17,7 +17,9 @@ import (
 // Queueing, retries and the runtime limit are the core's job.
 func (r *Runtime) runScript(e core.RunScript) {
 	closeOnExecInherited()
-	cmd := exec.Command(e.Path, e.Args...)
+	// Not exec.Command: it would search $PATH for a name without a slash,
+	// while Sentinel execve()s the path as given, relative to the cwd.
+	cmd := &exec.Cmd{Path: e.Path, Args: append([]string{e.Path}, e.Args...)}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		r.queue = append(r.queue, core.ScriptDone{ID: e.ID, StartErr: err})
