@@ -44,13 +44,25 @@ type liveState struct {
 	epoch    uint64 // highest current epoch when the quiet window started
 }
 
-// Bounds of the liveness phases, derived from the options.
+// Bounds of the liveness phases, derived from the options. A failover may
+// need several election rounds: simultaneous candidates split the votes
+// (the start desync is only 0–999 ms) and each loser waits
+// 2×failover-timeout before trying again. electionRounds rounds are
+// allowed before a failure to converge counts as a violation.
+const electionRounds = 4
+
+func (o Options) roundCost() int64 {
+	return 2*o.FailoverTimeout + 1000 + o.Timing.ElectionTimeout
+}
+
 func (o Options) convergeBound() int64 {
-	return o.Timing.TiltPeriod + 5*o.FailoverTimeout + 6*o.DownAfter
+	// TILT, then elections, then fix-slave-config (failover-timeout after
+	// the address change), plus detection delays.
+	return o.Timing.TiltPeriod + electionRounds*o.roundCost() + o.FailoverTimeout + 6*o.DownAfter
 }
 
 func (o Options) failoverBound() int64 {
-	return 2*o.FailoverTimeout + 3*(o.DownAfter+o.Timing.ElectionTimeout+o.FailoverTimeout)
+	return o.DownAfter + electionRounds*o.roundCost() + o.FailoverTimeout
 }
 
 func (o Options) demoteBound() int64 {
