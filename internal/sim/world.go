@@ -255,6 +255,7 @@ func (w *World) replTick() {
 		switch {
 		case in.linkUp && !ok:
 			in.linkUp, in.downSince = false, now
+			w.tracef("redis %s: link to %s:%d down", in.addr.IP, in.masterHost, in.masterPort)
 		case in.linkUp:
 			// Replicas trail their master by up to one tick of writes.
 			if off := src.offset - w.rng.Int64N(w.opt.ReplRate*replTickPeriod+1); off > in.offset {
@@ -267,6 +268,7 @@ func (w *World) replTick() {
 		case now >= in.syncUntil && !src.paused && !src.loading(now):
 			in.linkUp, in.syncUntil = true, 0
 			in.offset = src.offset
+			w.tracef("redis %s: synced with %s:%d", in.addr.IP, in.masterHost, in.masterPort)
 		}
 	}
 	w.sch.after(replTickPeriod, w.replTick)
