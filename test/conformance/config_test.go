@@ -179,8 +179,14 @@ func unified(t *testing.T, a, b string) string {
 	return string(out)
 }
 
+// sortedLines sorts the lines of s and drops blank ones.
 func sortedLines(s string) string {
-	l := strings.Split(s, "\n")
+	var l []string
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" {
+			l = append(l, line)
+		}
+	}
 	sort.Strings(l)
-	return strings.Join(l, "\n")
+	return strings.Join(l, "\n") + "\n"
 }
