@@ -97,8 +97,8 @@ func TestCountScripts(t *testing.T) {
 		return core.Map(core.Bulk("argv"), core.Array(core.Bulk("/x")), core.Bulk("flags"), core.Bulk(flags))
 	}
 	tests := []struct {
-		name             string
-		jobs             []core.Value
+		name            string
+		jobs            []core.Value
 		running, queued int
 	}{
 		{"none", nil, 0, 0},
