@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/testutil"
+)
+
+// addPeers starts n more sentinels of s's implementation on the same conf
+// body, shortens everyone's hello period and waits until s knows them all.
+func (s *side) addPeers(t *testing.T, sp spec, n int) []*testutil.Process {
+	t.Helper()
+	var peers []*testutil.Process
+	for i := 0; i < n; i++ {
+		port := testutil.FreePort(t)
+		dir := t.TempDir()
+		conf := filepath.Join(dir, "sentinel.conf")
+		if err := os.WriteFile(conf, []byte(sp.confBody(port, s.top.Master.Port)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := testutil.StartSentinelConf(t, s.bin, conf, port, filepath.Join(dir, "sentinel.log"))
+		s.ports[strconv.Itoa(port)] = "<peer-port>"
+		peers = append(peers, p)
+	}
+	for _, addr := range append([]string{s.addr()}, addrs(peers)...) {
+		cl, err := dialQuiet(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cl.try("SENTINEL", "DEBUG", "publish-period", "200", "info-period", "300")
+		cl.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 20*time.Second, s.name+" sees its peers connected", func() bool {
+		cl, err := dialQuiet(s.addr())
+		if err != nil {
+			return false
+		}
+		defer cl.close()
+		v, err := cl.try("SENTINEL", "SENTINELS", "mym")
+		if err != nil || len(v.Elems) != n {
+			return false
+		}
+		for _, e := range v.Elems {
+			if pairs(e)["flags"] != "sentinel" {
+				return false
+			}
+		}
+		return true
+	})
+	return peers
+}
+
+func addrs(ps []*testutil.Process) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Addr())
+	}
+	return out
+}
+
+func TestPeers(t *testing.T) {
+	t.Parallel()
+	sp := spec{replicas: 1, quorum: 2}
+	ps := startPair(t, sp)
+	var peers [2][]*testutil.Process
+	for i, s := range ps {
+		s.waitDiscovered(t)
+		peers[i] = s.addPeers(t, sp, 2)
+	}
+	// Tools read num-other-sentinels at index 33 of the flat RESP2 array.
+	for _, s := range ps {
+		m := dialSide(t, s).do("SENTINEL", "MASTER", "mym")
+		if len(m.Elems) < 34 || m.Elems[32].Str != "num-other-sentinels" || m.Elems[33].Str != "2" {
+			t.Errorf("%s: SENTINEL MASTER index 32/33 = %s", s.name, s.render(m))
+		}
+	}
+	up := seq{name: "peers", proto: 2, cmds: []cmd{
+		c("SENTINEL", "MASTER", "mym"), u("SENTINEL", "SENTINELS", "mym"), c("SENTINEL", "CKQUORUM", "mym"),
+		c("SENTINEL", "SET", "mym", "quorum", "3"), c("SENTINEL", "CKQUORUM", "mym"),
+		c("SENTINEL", "SET", "mym", "quorum", "4"), c("SENTINEL", "CKQUORUM", "mym"), c("INFO", "sentinel"),
+		c("SENTINEL", "SET", "mym", "down-after-milliseconds", "1000"),
+	}}
+	report(t, up, compareSeq(t, ps, up))
+	up.name, up.proto = "peers-resp3", 3
+	up.cmds = up.cmds[:3]
+	report(t, up, compareSeq(t, ps, up))
+	// Both peers down: the majority text, then both texts.
+	for i, s := range ps {
+		for _, p := range peers[i] {
+			p.Kill()
+		}
+		testutil.WaitFor(t, 15*time.Second, s.name+" sees its peers s_down", func() bool {
+			cl, err := dialQuiet(s.addr())
+			if err != nil {
+				return false
+			}
+			defer cl.close()
+			v, err := cl.try("SENTINEL", "SENTINELS", "mym")
+			if err != nil || len(v.Elems) != 2 {
+				return false
+			}
+			for _, e := range v.Elems {
+				if pairs(e)["flags"] != "s_down,sentinel,disconnected" {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	down := seq{name: "peers-down", proto: 2, cmds: []cmd{
+		c("SENTINEL", "SET", "mym", "quorum", "1"), c("SENTINEL", "CKQUORUM", "mym"),
+		c("SENTINEL", "SET", "mym", "quorum", "2"), c("SENTINEL", "CKQUORUM", "mym"),
+		u("SENTINEL", "SENTINELS", "mym"), c("INFO", "sentinel"),
+	}}
+	report(t, down, compareSeq(t, ps, down))
+	compareConf(t, ps, "with two known sentinels", true)
+}
+
+func TestVotes(t *testing.T) {
+	t.Parallel()
+	ps := startPair(t, spec{replicas: 0, quorum: 1})
+	for _, s := range ps {
+		s.waitDiscovered(t)
+	}
+	other := "1111111111111111111111111111111111111111"
+	sq := seq{name: "votes", proto: 2, cmds: []cmd{
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "0", "*"),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "5", other),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "5", "{ID}"),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "4", "{ID}"),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "6", "{ID}"),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "1", "9", other),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "-1", other),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "7", "short-runid"),
+		c("SENTINEL", "MASTER", "mym"), c("INFO", "sentinel"),
+	}}
+	report(t, sq, compareSeq(t, ps, sq))
+	compareConf(t, ps, "after votes", false)
+	sq3 := seq{name: "votes-resp3", proto: 3, cmds: []cmd{
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "8", other),
+		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "8", "{ID}"),
+	}}
+	report(t, sq3, compareSeq(t, ps, sq3))
+}
