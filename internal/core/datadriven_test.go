@@ -109,6 +109,16 @@ func TestScenarios(t *testing.T) {
 					got = "ok"
 				}
 				outputs[k] = got
+				// want= names what the story is about; it is checked even
+				// with -rewrite, so a regenerated golden cannot silently
+				// stop telling the story its comment describes.
+				if want, ok := d.kv["want"]; ok {
+					for _, w := range strings.Split(want, ",") {
+						if !strings.Contains(got, " "+w+" ") && !strings.HasSuffix(got, " "+w) {
+							t.Errorf("%s:%d: %s: output lacks %q", path, d.line, d.cmd, w)
+						}
+					}
+				}
 				if !*rewrite && got != d.expected {
 					t.Errorf("%s:%d: %s\n--- got:\n%s\n--- want:\n%s", path, d.line, d.cmd, got, d.expected)
 				}

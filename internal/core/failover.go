@@ -302,6 +302,10 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	l := m.link
 	l.actPingTime = s.now
 	l.lastPingTime = 0
+	// Reconnect on the next tick: the ping-period pacing counts from the
+	// last attempt at the old (possibly dead) address, and would delay the
+	// first PING to a new master past a short down-after (false SDOWN).
+	l.lastReconnTime = 0
 	l.lastAvailTime = s.now
 	l.lastPongTime = s.now
 	m.roleReportedTime = s.now

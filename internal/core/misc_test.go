@@ -276,3 +276,34 @@ func TestRebootDetection(t *testing.T) {
 		t.Fatalf("reboot flag kept after PONG")
 	}
 }
+
+// TestSwitchReconnectsAtOnce: after the master moves to a new address the
+// link reconnects on the next tick, even if an attempt at the dead old
+// address was made a moment ago. Otherwise the ping-period pacing delays
+// the first PING to the healthy new master past a short down-after, and it
+// turns SDOWN (found in a mixed-quorum run: down-after 1000 ms, quorum 1,
+// a needless second failover).
+func TestSwitchReconnectsAtOnce(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	m.downAfter = 1000
+	// The old master is dead: its connections failed just now.
+	s.Step(5000, LinkClosed{Link: m.link.id, Conn: m.link.cc})
+	s.Step(5000, LinkClosed{Link: m.link.id, Conn: m.link.pc})
+	s.Step(5010, Tick{}) // reconnect attempt at 5010
+	s.Step(5010, LinkClosed{Link: m.link.id, Conn: m.link.cc})
+	s.Step(5010, LinkClosed{Link: m.link.id, Conn: m.link.pc})
+	s.now = timeBase + 5020
+	if !s.resetMasterAndChangeAddress(m, "127.0.0.1", 6380) {
+		t.Fatal("reset failed")
+	}
+	var got []Connect
+	for _, c := range effectsOf[Connect](s.Step(5100, Tick{})) {
+		if c.Link == m.link.id {
+			got = append(got, c)
+		}
+	}
+	if len(got) != 2 || got[0].Addr.Port != 6380 {
+		t.Fatalf("no immediate reconnect to the new master: %+v", got)
+	}
+}
