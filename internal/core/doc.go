@@ -46,13 +46,16 @@
 //     coalesced into the next one, emitted when the runtime reports the
 //     outstanding one with [PersistDone] (one fsync per burst of changes).
 //   - Any effect that reveals an epoch or a vote (a [Respond] to
-//     SENTINEL IS-MASTER-DOWN-BY-ADDR, a hello PUBLISH carrying an epoch, an
-//     IS-MASTER-DOWN-BY-ADDR request carrying our epoch, the SLAVEOF NO ONE
-//     of a failover, the +OK of a SENTINEL command that flushes the config)
-//     is held back inside the core until a [PersistDone] without error
-//     arrives for a Persist whose snapshot includes the change. Held-back
-//     effects are then released in their original order as part of the
-//     effects of that PersistDone step.
+//     SENTINEL IS-MASTER-DOWN-BY-ADDR that asks for a vote, a hello PUBLISH
+//     carrying an epoch, an IS-MASTER-DOWN-BY-ADDR request carrying our
+//     epoch, the SLAVEOF transactions of a failover or reconfiguration, the
+//     +OK of a SENTINEL command that flushes the config) is held back inside
+//     the core while any change is not yet reported persisted, until a
+//     [PersistDone] without error arrives for a Persist whose snapshot
+//     includes the change. Held-back effects are then released in their
+//     original order as part of the effects of that PersistDone step.
+//     Held commands count as pending on their link; if the connection
+//     closes meanwhile they are dropped.
 //   - When a Persist fails ([PersistDone] with Err != nil), effects held for
 //     it are not released as they were: a held vote reply is answered as if
 //     no vote had been given (leader "*", epoch 0, the down flag unchanged),
