@@ -107,8 +107,18 @@ func connFD(conn net.Conn) int {
 type deadlineReader struct{ c *client }
 
 // Read reads from the connection with the idle deadline applied.
+//
+// Before it may block on the socket it flushes the replies still pending:
+// the read loop only flushes when the reader's buffer is empty, and bytes
+// that do not complete a command (the stray "\n" of a `PING\r\n\n`
+// readiness probe, half of a pipelined command) would otherwise hold the
+// replies back until more input arrives. Redis writes replies before
+// every sleep whatever is left in the query buffer.
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	c := d.c
+	if len(c.pending) > 0 && !c.flush() {
+		return 0, net.ErrClosed
+	}
 	if t := c.s.cfg.Timeout; t > 0 {
 		c.mu.Lock()
 		sub := len(c.channels)+len(c.patterns) > 0
