@@ -2,30 +2,38 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
 // checker holds the cross-sentinel bookkeeping of the safety invariants.
+// Epoch-keyed records are per master: epochs are global to a sentinel, but
+// votes, leaders and config epochs belong to one master each.
 type checker struct {
 	opt        Options
 	violations []Violation
 	seen       map[string]bool // checks that already reported in this run
 
-	votes    map[voteKey]*voteRec // S1: one vote per (sentinel, epoch)
-	leaders  map[uint64]int       // S2: epoch → sentinel that won it
-	promos   map[uint64]promo     // S3: failover epoch → promotion
-	switched map[uint64]bool      // config epochs that reached +switch-master
+	votes    map[voteKey]*voteRec // S1: one vote per (sentinel, master, epoch)
+	leaders  map[mepoch]int       // S2: (master, epoch) → sentinel that won it
+	promos   map[mepoch]promo     // S3: (master, failover epoch) → promotion
+	switched map[mepoch]bool      // config epochs that reached +switch-master
 	// epochAddr is S4 across sentinels: the address a config epoch
 	// designates. Every sentinel adopting an address at config epoch E
 	// must adopt the same one.
-	epochAddr map[uint64]core.Addr
+	epochAddr map[mepoch]core.Addr
+}
+
+// mepoch is an epoch of one master.
+type mepoch struct {
+	master string
+	epoch  uint64
 }
 
 type voteKey struct {
 	sentinel int
+	master   string
 	epoch    uint64
 }
 
@@ -41,34 +49,45 @@ type promo struct {
 
 // sentinelCheck is the per-sentinel bookkeeping.
 type sentinelCheck struct {
-	started bool // the first step of this incarnation was checked
+	curEpoch uint64 // S4: highest current epoch seen (this incarnation + disk)
+	tilt     bool   // from +tilt/-tilt, in effect order
+	m        map[string]*masterCheck
 
-	curEpoch  uint64    // S4: highest current epoch seen (this incarnation + disk)
+	switches []switchMsg // S9: +switch-master seen in the current step
+	elected  []string    // S2: masters with +elected-leader in the current step
+}
+
+// masterCheck is the per-(sentinel, master) bookkeeping.
+type masterCheck struct {
 	cfgEpoch  uint64    // S4: highest config epoch seen
 	addr      core.Addr // S4/S9: configured master address
 	cur       core.Addr // S9: address GET-MASTER-ADDR-BY-NAME returned
 	addrEpoch uint64    // config epoch when addr was adopted
 
-	odown, tilt bool // from +odown/-odown and +tilt/-tilt, in effect order
+	leader      string // S1: our vote as last seen in the view
+	leaderEpoch uint64
+
+	odown bool // from +odown/-odown, in effect order
 
 	lastAttempt   int64 // S7: local time of the last +try-failover
 	hasAttempt    bool
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
-
-	switches []switchMsg // S9: +switch-master seen in the current step
 }
 
-type switchMsg struct{ old, new core.Addr }
+type switchMsg struct {
+	master   string
+	old, new core.Addr
+}
 
 func (c *checker) init(o Options) {
 	c.opt = o
 	c.seen = map[string]bool{}
 	c.votes = map[voteKey]*voteRec{}
-	c.leaders = map[uint64]int{}
-	c.promos = map[uint64]promo{}
-	c.switched = map[uint64]bool{}
-	c.epochAddr = map[uint64]core.Addr{}
+	c.leaders = map[mepoch]int{}
+	c.promos = map[mepoch]promo{}
+	c.switched = map[mepoch]bool{}
+	c.epochAddr = map[mepoch]core.Addr{}
 }
 
 // failovers counts completed failovers (config epochs that reached
@@ -84,74 +103,86 @@ func (c *checker) majority() int {
 	return m
 }
 
-// view returns s's view of the simulated master.
-func view(s *sentinel) (core.MasterView, bool) {
+// view returns s's view of master name.
+func view(s *sentinel, name string) (core.MasterView, bool) {
 	if s.core == nil {
 		return core.MasterView{}, false
 	}
-	return s.core.Master(MasterName)
+	return s.core.Master(name)
 }
 
-// diskMaster returns the persisted config of the simulated master.
-func diskMaster(st core.State) (core.MasterConfig, bool) {
+// diskMaster returns the persisted config of master name.
+func diskMaster(st core.State, name string) (core.MasterConfig, bool) {
 	for _, m := range st.Masters {
-		if m.Name == MasterName {
+		if m.Name == name {
 			return m, true
 		}
 	}
 	return core.MasterConfig{}, false
 }
 
-// restarted resets the per-incarnation bookkeeping from the config file.
-func (c *checker) restarted(w *World, s *sentinel) {
-	ch := &s.chk
-	ch.started = false
-	ch.odown, ch.tilt = false, false
-	ch.hasAttempt, ch.hasVoteOther = false, false
-	ch.switches = nil
-	if ch.curEpoch < s.disk.CurrentEpoch {
-		ch.curEpoch = s.disk.CurrentEpoch
+// mc returns the bookkeeping of s for master name.
+func (ch *sentinelCheck) mc(name string) *masterCheck {
+	if ch.m == nil {
+		ch.m = map[string]*masterCheck{}
 	}
-	if m, ok := diskMaster(s.disk); ok {
-		if ch.addr == (core.Addr{}) {
-			ch.addr, ch.addrEpoch = m.Addr, m.ConfigEpoch
-		}
-		ch.cur = ch.addr
+	m := ch.m[name]
+	if m == nil {
+		m = &masterCheck{}
+		ch.m[name] = m
 	}
+	return m
 }
 
-// crashed forgets votes that neither left the process nor reached disk.
+// fromDisk resets what a sentinel holds in memory to its config file.
+func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
+	ch.curEpoch = st.CurrentEpoch
+	for _, name := range names {
+		m, _ := diskMaster(st, name)
+		x := ch.mc(name)
+		x.cfgEpoch = m.ConfigEpoch
+		x.addr, x.addrEpoch, x.cur = m.Addr, m.ConfigEpoch, m.Addr
+		x.leader, x.leaderEpoch = m.Leader, m.LeaderEpoch
+		x.odown, x.hasAttempt, x.hasVoteOther = false, false, false
+	}
+	ch.tilt = false
+	ch.switches, ch.elected = nil, nil
+}
+
+// restarted resets the per-incarnation bookkeeping from the config file.
+func (c *checker) restarted(w *World, s *sentinel) {
+	s.chk.fromDisk(s.disk, w.masters)
+}
+
+// crashed forgets votes that neither left the process nor reached disk:
+// they never existed for anyone.
 func (c *checker) crashed(w *World, s *sentinel) {
-	m, _ := diskMaster(s.disk)
 	for k, v := range c.votes {
+		m, _ := diskMaster(s.disk, k.master)
 		if k.sentinel == s.id && !v.revealed && m.LeaderEpoch < k.epoch {
 			delete(c.votes, k)
 		}
 	}
-	// What the process held in memory only is gone: S4 compares the next
-	// incarnation with what is on disk.
-	s.chk.curEpoch = s.disk.CurrentEpoch
-	s.chk.cfgEpoch = m.ConfigEpoch
-	s.chk.addr, s.chk.addrEpoch = m.Addr, m.ConfigEpoch
-	s.chk.cur = m.Addr
+	s.chk.fromDisk(s.disk, w.masters)
 }
 
 // persisted is called when a snapshot reaches the config file.
 func (c *checker) persisted(w *World, s *sentinel, st core.State) {}
 
-// recordVote registers that sentinel s voted for leader in epoch (S1).
-func (c *checker) recordVote(w *World, s *sentinel, epoch uint64, leader string, revealed bool) {
-	k := voteKey{s.id, epoch}
+// recordVote registers that sentinel s voted for leader in (master, epoch) (S1).
+func (c *checker) recordVote(w *World, s *sentinel, master string, epoch uint64, leader string, revealed bool) {
+	k := voteKey{s.id, master, epoch}
 	if v, ok := c.votes[k]; ok {
 		if !strings.EqualFold(v.leader, leader) {
-			w.violate("S1", s, "voted for %s and for %s in epoch %d", short(v.leader), short(leader), epoch)
+			w.violate("S1", s, "voted for %s and for %s in epoch %d of %s", short(v.leader), short(leader), epoch, master)
 		}
 		v.revealed = v.revealed || revealed
 		return
 	}
 	c.votes[k] = &voteRec{leader: leader, revealed: revealed}
 	if s.core != nil && !strings.EqualFold(leader, s.core.MyID()) {
-		s.chk.lastVoteOther, s.chk.hasVoteOther = s.local(w.sch.now), true
+		x := s.chk.mc(master)
+		x.lastVoteOther, x.hasVoteOther = s.local(w.sch.now), true
 	}
 }
 
@@ -194,300 +225,11 @@ func (c *checker) unanswered(w *World) {
 	}
 }
 
-func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
-	ch := &s.chk
-	now := s.local(w.sch.now)
-	switch e.Type {
-	case "+odown":
-		ch.odown = true
-		if n, q, ok := parseQuorum(e.Msg); ok && (n < q || q != c.opt.Quorum) {
-			w.violate("S5", s, "+odown with %d/%d votes, quorum is %d", n, q, c.opt.Quorum)
-		}
-	case "-odown":
-		ch.odown = false
-	case "+tilt":
-		ch.tilt = true
-	case "-tilt":
-		ch.tilt = false
-	case "+vote-for-leader":
-		f := strings.Fields(e.Msg)
-		if len(f) == 2 {
-			if ep, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-				c.recordVote(w, s, ep, f[0], false)
-			}
-		}
-	case "+try-failover":
-		if v, _ := view(s); v.ForcedFailover {
-			ch.lastAttempt, ch.hasAttempt = now, true
-			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
-		}
-		if !ch.odown {
-			w.violate("S5", s, "+try-failover without ODOWN")
-		}
-		if ch.tilt {
-			w.violate("S5", s, "+try-failover in TILT")
-		}
-		lim := 2 * c.opt.FailoverTimeout
-		if ch.hasAttempt && now-ch.lastAttempt < lim {
-			w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)", now-ch.lastAttempt, lim)
-		}
-		if ch.hasVoteOther && now-ch.lastVoteOther < lim {
-			w.violate("S7", s, "failover attempt %dms after voting for another sentinel (< 2×failover-timeout = %d)", now-ch.lastVoteOther, lim)
-		}
-		ch.lastAttempt, ch.hasAttempt = now, true
-	case "+elected-leader":
-		if ch.tilt {
-			w.violate("S5", s, "+elected-leader in TILT")
-		}
-		v, _ := view(s)
-		ep := v.FailoverEpoch
-		if prev, ok := c.leaders[ep]; ok && prev != s.id {
-			w.violate("S2", s, "second leader in epoch %d (sentinel %d won it already)", ep, prev)
-		}
-		c.leaders[ep] = s.id
-		if v.ForcedFailover {
-			return
-		}
-		n := 0
-		for k, vr := range c.votes {
-			if k.epoch == ep && strings.EqualFold(vr.leader, s.core.MyID()) {
-				n++
-			}
-		}
-		if n < c.majority() {
-			w.violate("S2", s, "elected in epoch %d with %d votes, needs %d of %d sentinels", ep, n, c.majority(), c.opt.Sentinels)
-		}
-	case "+selected-slave":
-		c.selection(w, s, e.Msg)
-	case "+switch-master":
-		f := strings.Fields(e.Msg)
-		if len(f) == 5 && f[0] == MasterName {
-			op, _ := strconv.Atoi(f[2])
-			np, _ := strconv.Atoi(f[4])
-			ch.switches = append(ch.switches, switchMsg{core.Addr{IP: f[1], Port: op}, core.Addr{IP: f[3], Port: np}})
-		} else {
-			w.violate("S9", s, "malformed +switch-master %q", e.Msg)
-		}
-	}
-}
-
-// parseQuorum reads "... #quorum n/q" of +odown.
-func parseQuorum(msg string) (n, q int, ok bool) {
-	i := strings.Index(msg, "#quorum ")
-	if i < 0 {
-		return 0, 0, false
-	}
-	a, b, found := strings.Cut(strings.TrimSpace(msg[i+len("#quorum "):]), "/")
-	if !found {
-		return 0, 0, false
-	}
-	n, err1 := strconv.Atoi(a)
-	q, err2 := strconv.Atoi(b)
-	return n, q, err1 == nil && err2 == nil
-}
-
-// respond checks a reply leaving s: a vote must be on disk first (S1, S8).
-func (c *checker) respond(w *World, s *sentinel, e core.Respond) {
-	r, ok := s.reqs[e.ID]
-	if !ok || len(r.args) < 2 || !strings.EqualFold(r.args[1], "is-master-down-by-addr") {
-		return
-	}
-	v := e.Value
-	if v.Kind != core.KindArray || len(v.Elems) != 3 || v.Elems[1].Kind != core.KindBulk || v.Elems[2].Kind != core.KindInt {
-		if v.Kind != core.KindError {
-			w.violate("S1", s, "malformed is-master-down-by-addr reply %+v", v)
-		}
-		return
-	}
-	leader, epoch := v.Elems[1].Str, uint64(v.Elems[2].Int)
-	if leader == "*" {
-		return
-	}
-	m, _ := diskMaster(s.disk)
-	if m.LeaderEpoch < epoch {
-		w.violate("S1", s, "vote for %s in epoch %d sent before it was persisted (leader-epoch on disk %d)", short(leader), epoch, m.LeaderEpoch)
-	}
-	if s.disk.CurrentEpoch < epoch {
-		w.violate("S8", s, "reply reveals epoch %d, current-epoch on disk is %d", epoch, s.disk.CurrentEpoch)
-	}
-	c.recordVote(w, s, epoch, leader, true)
-}
-
-// sendCheck checks commands leaving s: epochs they reveal must be on disk
-// (S8); a promotion must be by the elected leader (S3), outside TILT (S5),
-// of an eligible, first-ranked replica (S6).
-func (c *checker) sendCheck(w *World, s *sentinel, e core.Send) {
-	a := e.Args
-	if len(a) == 0 {
-		return
-	}
-	cmd := strings.ToUpper(a[0])
-	switch {
-	case cmd == "PUBLISH" && len(a) == 3 && a[1] == core.HelloChannel:
-		f := strings.Split(a[2], ",")
-		if len(f) != 8 {
-			w.violate("S8", s, "malformed hello %q", a[2])
-			return
-		}
-		cur, _ := strconv.ParseUint(f[3], 10, 64)
-		cfg, _ := strconv.ParseUint(f[7], 10, 64)
-		m, _ := diskMaster(s.disk)
-		if cur > s.disk.CurrentEpoch {
-			w.violate("S8", s, "hello reveals current epoch %d, disk has %d", cur, s.disk.CurrentEpoch)
-		}
-		if f[4] == MasterName && cfg > m.ConfigEpoch {
-			w.violate("S8", s, "hello reveals config epoch %d, disk has %d", cfg, m.ConfigEpoch)
-		}
-	case cmd == "SENTINEL" && len(a) == 6 && strings.EqualFold(a[1], "is-master-down-by-addr"):
-		ep, _ := strconv.ParseUint(a[4], 10, 64)
-		if ep > s.disk.CurrentEpoch {
-			w.violate("S8", s, "is-master-down-by-addr reveals epoch %d, disk has %d", ep, s.disk.CurrentEpoch)
-		}
-	case (cmd == "SLAVEOF" || cmd == "REPLICAOF") && len(a) == 3 && strings.EqualFold(a[1], "NO") && strings.EqualFold(a[2], "ONE"):
-		c.promotion(w, s, e)
-	}
-}
-
-// promotion checks a SLAVEOF NO ONE sent by s.
-func (c *checker) promotion(w *World, s *sentinel, e core.Send) {
-	cn := s.conns[e.Conn]
-	if cn == nil || cn.target >= len(w.inst) {
-		return
-	}
-	target := w.inst[cn.target]
-	v, _ := view(s)
-	ep := v.FailoverEpoch
-	if s.core.InTilt() {
-		w.violate("S5", s, "SLAVEOF NO ONE to %s in TILT", target.addr.IP)
-	}
-	if ep > s.disk.CurrentEpoch {
-		w.violate("S8", s, "promotion in epoch %d, current-epoch on disk is %d", ep, s.disk.CurrentEpoch)
-	}
-	if !v.ForcedFailover {
-		if l, ok := c.leaders[ep]; !ok || l != s.id {
-			w.violate("S3", s, "SLAVEOF NO ONE to %s in epoch %d without being its elected leader", target.addr.IP, ep)
-		}
-	}
-	p := promo{s.id, target.addr.IP}
-	if prev, ok := c.promos[ep]; ok && prev != p {
-		w.violate("S3", s, "second promotion in epoch %d: %s by sentinel %d, then %s by sentinel %d", ep, prev.target, prev.sentinel, p.target, p.sentinel)
-	}
-	c.promos[ep] = p
-	c.eligibility(w, s, v, target)
-}
-
-// eligibility is S6. The replica must not have slave-priority 0 — judged
-// only when it has been an undisturbed replica long enough for the INFO
-// the core selected on to show that priority (a redis master's INFO has
-// no slave_priority line: an instance that just stopped being a master,
-// or restarted, may still look like priority 100, and sentinel.c would
-// promote it too). It must also rank first by priority among the replicas
-// that were, in truth, clearly eligible: known to this sentinel, running,
-// not paused or loading, replicating from the failing master, and
-// undisturbed (no crash, restart, pause, role change or partition touching
-// it or this sentinel) for a whole observation window. Offset and run id
-// tie-breaks are not judged: the core only knows offsets as of its last
-// INFO, so the truth cannot tell a wrong pick from a stale one.
-func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *instance) {
-	o := c.opt
-	infoWin := 3*o.Timing.InfoPeriod + 2*o.LatencyMax + o.TickMax
-	if target.priority == 0 {
-		if target.role == roleSlave && w.sch.now-target.lastDisturbed >= infoWin {
-			w.violate("S6", s, "promoted %s whose slave-priority is 0 (a replica for %dms)", target.addr.IP, w.sch.now-target.lastDisturbed)
-		}
-		return
-	}
-	for _, r := range w.inst {
-		if r == target || r.priority == 0 || r.priority >= target.priority || !w.calm(s, r, v.Addr) {
-			continue
-		}
-		known := false
-		for _, rv := range v.Replicas {
-			if rv.Addr.IP == r.addr.IP && rv.Addr.Port == r.addr.Port {
-				known = true
-			}
-		}
-		if known {
-			w.violate("S6", s, "promoted %s (priority %d) while %s (priority %d) was eligible and ranks first",
-				target.addr.IP, target.priority, r.addr.IP, r.priority)
-		}
-	}
-}
-
-// selection is the second half of S6, judged against the core's own
-// knowledge so that stale offsets are not held against it: at
-// +selected-slave, no replica that the sentinel's view shows as connected,
-// not SDOWN, with priority ≠ 0, and that was clearly eligible in truth
-// (the same calm-window rule as eligibility), may rank strictly before
-// the selected one by (priority asc, offset desc, run id asc) as the view
-// knows them.
-func (c *checker) selection(w *World, s *sentinel, msg string) {
-	f := strings.Fields(msg) // slave <ip:port> <ip> <port> @ <master> <ip> <port>
-	if len(f) < 4 || f[0] != "slave" {
-		return
-	}
-	port, _ := strconv.Atoi(f[3])
-	sel := core.Addr{IP: f[2], Port: port}
-	v, _ := view(s)
-	var chosen *core.ReplicaView
-	for i := range v.Replicas {
-		if sameAddr(v.Replicas[i].Addr, sel) {
-			chosen = &v.Replicas[i]
-		}
-	}
-	if chosen == nil {
-		w.violate("S6", s, "+selected-slave %s is not a replica in the sentinel's view", fmtAddr(sel))
-		return
-	}
-	for i := range v.Replicas {
-		rv := &v.Replicas[i]
-		if rv == chosen || rv.SDown || rv.Disconnected || rv.Priority == 0 || !ranksBefore(rv, chosen) {
-			continue
-		}
-		id := w.lookup(rv.Addr)
-		if id < 0 || id >= len(w.inst) || !w.calm(s, w.inst[id], v.Addr) {
-			continue
-		}
-		w.violate("S6", s, "selected %s (priority %d, offset %d) while %s (priority %d, offset %d) ranks first in its own view",
-			fmtAddr(sel), chosen.Priority, chosen.ReplOffset, fmtAddr(rv.Addr), rv.Priority, rv.ReplOffset)
-		return
-	}
-}
-
-// ranksBefore is compareSlavesForPromotion on two views: lower priority,
-// then higher offset, then smaller run id (case-insensitive; missing last).
-func ranksBefore(a, b *core.ReplicaView) bool {
-	if a.Priority != b.Priority {
-		return a.Priority < b.Priority
-	}
-	if a.ReplOffset != b.ReplOffset {
-		return a.ReplOffset > b.ReplOffset
-	}
-	ra, rb := strings.ToLower(a.RunID), strings.ToLower(b.RunID)
-	switch {
-	case ra == "" || rb == "":
-		return ra != "" && rb == ""
-	}
-	return ra < rb
-}
-
-// calm reports whether replica r was clearly eligible for sentinel s in
-// truth: running, not paused or loading, replicating from master, and
-// untouched (crash, restart, pause, role change, partition, reset, stall,
-// clock jump) together with s, and s not restarted, for a window long
-// enough for s's view of it to be fresh.
-func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
-	now := w.sch.now
-	o := w.opt
-	win := 2*o.Timing.InfoPeriod + 5*o.Timing.PingPeriod + o.DownAfter
-	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
-		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win
-}
-
-// afterStep checks the state of s after a step (S4, S9). The master's
-// view is costly to build, so it is only examined after steps that emitted
-// an event or a Persist: a change of address or config epoch always comes
-// with one (at the latest with the Persist of the next PersistDone step).
+// afterStep checks the state of s after a step: votes (S1), elections of
+// the step (S2), epochs and addresses (S4, S9). The masters' views are
+// costly to build, so they are only examined after steps that emitted an
+// event or a Persist: a vote, an address or a config epoch change always
+// comes with one (at the latest with the Persist of the PersistDone step).
 func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 	ch := &s.chk
 	cur := s.core.CurrentEpoch()
@@ -495,26 +237,50 @@ func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 		w.violate("S4", s, "current epoch went from %d down to %d", ch.curEpoch, cur)
 	}
 	ch.curEpoch = cur
-	if !full && len(ch.switches) == 0 {
+	if !full && len(ch.switches) == 0 && len(ch.elected) == 0 {
 		return
 	}
-	v, ok := view(s)
-	switches := ch.switches
-	ch.switches = nil
-	if !ok {
-		return
+	switches, elected := ch.switches, ch.elected
+	ch.switches, ch.elected = nil, nil
+	for _, name := range w.masters {
+		v, ok := view(s, name)
+		if !ok {
+			continue
+		}
+		x := ch.mc(name)
+		if v.Leader != "" && (v.Leader != x.leader || v.LeaderEpoch != x.leaderEpoch) {
+			if v.LeaderEpoch < x.leaderEpoch {
+				w.violate("S1", s, "vote of %s went back from epoch %d to %d", name, x.leaderEpoch, v.LeaderEpoch)
+			}
+			c.recordVote(w, s, name, v.LeaderEpoch, v.Leader, false)
+		}
+		x.leader, x.leaderEpoch = v.Leader, v.LeaderEpoch
+		var sw []switchMsg
+		for _, m := range switches {
+			if m.master == name {
+				sw = append(sw, m)
+			}
+		}
+		c.addresses(w, s, name, v, x, sw)
 	}
-	if v.ConfigEpoch < ch.cfgEpoch {
-		w.violate("S4", s, "config epoch went from %d down to %d", ch.cfgEpoch, v.ConfigEpoch)
+	for _, name := range elected {
+		c.election(w, s, name)
 	}
-	ch.cfgEpoch = v.ConfigEpoch
+}
+
+// addresses is S4 and S9 for one master after a step.
+func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterView, x *masterCheck, switches []switchMsg) {
+	if v.ConfigEpoch < x.cfgEpoch {
+		w.violate("S4", s, "config epoch of %s went from %d down to %d", name, x.cfgEpoch, v.ConfigEpoch)
+	}
+	x.cfgEpoch = v.ConfigEpoch
 	// S9: the chain of +switch-master must lead from the old address (the
 	// configured one, or the promoted replica clients were already given
 	// during RECONF_SLAVES) to the new one, one event per change.
-	at := ch.addr
+	at := x.addr
 	for i, sw := range switches {
-		if i == 0 && !sameAddr(sw.old, at) && !sameAddr(sw.old, ch.cur) {
-			w.violate("S9", s, "+switch-master from %s but the address was %s (clients had %s)", fmtAddr(sw.old), fmtAddr(at), fmtAddr(ch.cur))
+		if i == 0 && !sameAddr(sw.old, at) && !sameAddr(sw.old, x.cur) {
+			w.violate("S9", s, "+switch-master from %s but the address was %s (clients had %s)", fmtAddr(sw.old), fmtAddr(at), fmtAddr(x.cur))
 		} else if i > 0 && !sameAddr(sw.old, at) {
 			w.violate("S9", s, "+switch-master from %s but the previous switch went to %s", fmtAddr(sw.old), fmtAddr(at))
 		}
@@ -522,28 +288,28 @@ func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 			w.violate("S9", s, "+switch-master to the same address %s", fmtAddr(sw.new))
 		}
 		at = sw.new
-		c.switched[v.ConfigEpoch] = true
+		c.switched[mepoch{name, v.ConfigEpoch}] = true
 	}
 	if !sameAddr(at, v.Addr) {
-		w.violate("S9", s, "address changed from %s to %s with %d +switch-master", fmtAddr(ch.addr), fmtAddr(v.Addr), len(switches))
+		w.violate("S9", s, "address of %s changed from %s to %s with %d +switch-master", name, fmtAddr(x.addr), fmtAddr(v.Addr), len(switches))
 	}
-	if !sameAddr(ch.addr, v.Addr) {
-		if v.ConfigEpoch <= ch.addrEpoch {
+	if !sameAddr(x.addr, v.Addr) {
+		if v.ConfigEpoch <= x.addrEpoch {
 			w.violate("S4", s, "address changed %s -> %s without a higher config epoch (%d, was %d)",
-				fmtAddr(ch.addr), fmtAddr(v.Addr), v.ConfigEpoch, ch.addrEpoch)
+				fmtAddr(x.addr), fmtAddr(v.Addr), v.ConfigEpoch, x.addrEpoch)
 		}
-		if prev, ok := c.epochAddr[v.ConfigEpoch]; ok && !sameAddr(prev, v.Addr) {
+		k := mepoch{name, v.ConfigEpoch}
+		if prev, ok := c.epochAddr[k]; ok && !sameAddr(prev, v.Addr) {
 			w.violate("S4", s, "switched to %s at config epoch %d, which designates %s at another sentinel",
 				fmtAddr(v.Addr), v.ConfigEpoch, fmtAddr(prev))
 		}
-		c.epochAddr[v.ConfigEpoch] = v.Addr
-		ch.addr, ch.addrEpoch = v.Addr, v.ConfigEpoch
+		c.epochAddr[k] = v.Addr
+		x.addr, x.addrEpoch = v.Addr, v.ConfigEpoch
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
-		ch.hasAttempt, ch.hasVoteOther = false, false
+		x.hasAttempt, x.hasVoteOther = false, false
 	}
-	ch.cur = v.CurrentAddr
-	ch.started = true
+	x.cur = v.CurrentAddr
 }
 
 func sameAddr(a, b core.Addr) bool {

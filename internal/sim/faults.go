@@ -116,7 +116,8 @@ func (w *World) injectFault() {
 		if !in.up || in.paused || in.loading(w.sch.now) {
 			return
 		}
-		to := w.inst[w.rng.IntN(len(w.inst))]
+		grp := w.group(in.group)
+		to := grp[w.rng.IntN(len(grp))]
 		if to == in {
 			w.tracef("fault: operator runs REPLICAOF NO ONE on %s", in.addr.IP)
 			w.slaveOf(in, "NO", "ONE")
@@ -127,21 +128,23 @@ func (w *World) injectFault() {
 	}
 }
 
-// faultTarget picks an instance, the current master half of the time.
+// faultTarget picks an instance, the current master of a random group
+// half of the time.
 func (w *World) faultTarget() *instance {
 	if w.rng.IntN(2) == 0 {
-		if m := w.trueMaster(); m != nil {
+		if m := w.trueMaster(w.rng.IntN(len(w.masters))); m != nil {
 			return m
 		}
 	}
 	return w.inst[w.rng.IntN(len(w.inst))]
 }
 
-// trueMaster is the running master with the most attached replicas.
-func (w *World) trueMaster() *instance {
+// trueMaster is the running master of group g with the most attached
+// replicas.
+func (w *World) trueMaster(g int) *instance {
 	var best *instance
 	bestN := -1
-	for _, in := range w.inst {
+	for _, in := range w.group(g) {
 		if in.up && in.role == roleMaster {
 			if n := len(w.replicasOf(in)); n > bestN {
 				best, bestN = in, n

@@ -18,8 +18,9 @@ const (
 // and changes (role, replication link and offset, run id, priority,
 // loading, pub/sub, MULTI/EXEC, CONFIG REWRITE, CLIENT KILL).
 type instance struct {
-	id   int
-	addr core.Addr
+	id    int
+	group int // the master group (monitored master name) it belongs to
+	addr  core.Addr
 
 	gen          int   // bumped by crash, restart, pause, resume: stale fault timers are ignored
 	up           bool  // the process is running

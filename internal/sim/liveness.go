@@ -41,7 +41,7 @@ type liveState struct {
 	manualDone  bool
 	manualFrom  *instance   // master before the SENTINEL FAILOVER
 	manualReply *core.Value // its reply, once the core answered
-	epoch    uint64 // highest current epoch when the quiet window started
+	epoch       uint64      // highest current epoch when the quiet window started
 }
 
 // Bounds of the liveness phases, derived from the options. A failover may
@@ -105,7 +105,7 @@ func (w *World) livePoll() {
 				break
 			}
 			if w.opt.KillMasterAfterHeal && w.eligibleReplica() {
-				m := w.agreedMaster()
+				m := w.agreedMaster(0)
 				w.tracef("liveness: converged; killing master %s", m.addr.IP)
 				w.crashInstance(m)
 				l.killed, l.phase, l.deadline = m, phaseFailover, now+w.opt.failoverBound()
@@ -123,7 +123,7 @@ func (w *World) livePoll() {
 			l.phase = phaseDone
 			return
 		}
-		if ok && w.agreedMaster() != l.manualFrom {
+		if ok && w.agreedMaster(0) != l.manualFrom {
 			w.tracef("liveness: manual failover done")
 			l.manualDone, l.phase, l.deadline = true, phaseConverge, now+w.opt.convergeBound()
 		} else if now > l.deadline {
@@ -181,7 +181,7 @@ func (w *World) manualFailover() {
 		n-- // the misconfigured sentinel does not know the real master yet
 	}
 	s := w.sent[w.rng.IntN(n)]
-	l.manualFrom, l.manualReply = w.agreedMaster(), nil
+	l.manualFrom, l.manualReply = w.agreedMaster(0), nil
 	l.phase, l.deadline = phaseManual, w.sch.now+w.opt.failoverBound()
 	w.tracef("liveness: converged; SENTINEL FAILOVER %s to sentinel %d", MasterName, s.id)
 	s.nextReq++
@@ -207,9 +207,10 @@ func (w *World) maxEpoch() uint64 {
 	return e
 }
 
-// agreedMaster is the instance at the address all sentinels agree on.
-func (w *World) agreedMaster() *instance {
-	v, ok := view(w.sent[0])
+// agreedMaster is the instance of group g at the address sentinel 0
+// (never the misconfigured one) gives for it.
+func (w *World) agreedMaster(g int) *instance {
+	v, ok := view(w.sent[0], w.masters[g])
 	if !ok {
 		return nil
 	}
@@ -220,13 +221,14 @@ func (w *World) agreedMaster() *instance {
 }
 
 // eligibleReplica reports whether a running replica with priority ≠ 0
-// follows the agreed master.
+// follows the agreed master of the first group (the one the liveness
+// driver fails over).
 func (w *World) eligibleReplica() bool {
-	m := w.agreedMaster()
+	m := w.agreedMaster(0)
 	if m == nil {
 		return false
 	}
-	for _, r := range w.inst {
+	for _, r := range w.group(0) {
 		if r != m && r.up && r.priority != 0 && r.isReplicaOf(m.addr) && r.linkUp {
 			return true
 		}
@@ -234,47 +236,64 @@ func (w *World) eligibleReplica() bool {
 	return false
 }
 
-// converged is L1: every sentinel (but skipS) is up, out of failover, sees
-// the master up, and agrees on one address and config epoch; that
-// instance is a running master; every other running instance (but skip,
-// killed on purpose) replicates from it with its link up.
+// converged is L1 for every master group: every sentinel (but skipS) is
+// up, out of TILT and failover, sees the master up, and agrees on one
+// address and config epoch; that instance is a running master; every
+// other running instance of the group (but skip, killed on purpose)
+// replicates from it with its link up, and every sentinel lists it as a
+// connected, healthy replica of that master.
 func (w *World) converged(skip *instance, skipS *sentinel) (bool, string) {
-	var first *sentinel
 	for _, s := range w.sent {
 		if s == skipS {
 			continue
 		}
-		v, ok := view(s)
 		if !s.up {
 			return false, fmt.Sprintf("sentinel %d is down", s.id)
-		}
-		if !ok {
-			return false, fmt.Sprintf("sentinel %d does not monitor %s", s.id, MasterName)
-		}
-		if v.FailoverState != 0 {
-			return false, fmt.Sprintf("sentinel %d is in failover state %s", s.id, v.FailoverState)
 		}
 		if s.core.InTilt() {
 			return false, fmt.Sprintf("sentinel %d is in TILT", s.id)
 		}
-		if v.SDown || v.ODown {
-			return false, fmt.Sprintf("sentinel %d sees the master down", s.id)
+	}
+	for g := range w.masters {
+		if ok, why := w.groupConverged(g, skip, skipS); !ok {
+			return false, why
 		}
-		if first == nil {
-			first = s
+	}
+	return true, ""
+}
+
+func (w *World) groupConverged(g int, skip *instance, skipS *sentinel) (bool, string) {
+	name := w.masters[g]
+	var first core.MasterView
+	firstID := -1
+	for _, s := range w.sent {
+		if s == skipS {
 			continue
 		}
-		f, _ := view(first)
-		if !sameAddr(f.Addr, v.Addr) || f.ConfigEpoch != v.ConfigEpoch {
-			return false, fmt.Sprintf("sentinels disagree: s%d says %s@%d, s%d says %s@%d",
-				first.id, fmtAddr(f.Addr), f.ConfigEpoch, s.id, fmtAddr(v.Addr), v.ConfigEpoch)
+		v, ok := view(s, name)
+		if !ok {
+			return false, fmt.Sprintf("sentinel %d does not monitor %s", s.id, name)
+		}
+		if v.FailoverState != 0 {
+			return false, fmt.Sprintf("sentinel %d is in failover state %s for %s", s.id, v.FailoverState, name)
+		}
+		if v.SDown || v.ODown {
+			return false, fmt.Sprintf("sentinel %d sees %s down", s.id, name)
+		}
+		if firstID < 0 {
+			first, firstID = v, s.id
+			continue
+		}
+		if !sameAddr(first.Addr, v.Addr) || first.ConfigEpoch != v.ConfigEpoch {
+			return false, fmt.Sprintf("sentinels disagree on %s: s%d says %s@%d, s%d says %s@%d",
+				name, firstID, fmtAddr(first.Addr), first.ConfigEpoch, s.id, fmtAddr(v.Addr), v.ConfigEpoch)
 		}
 	}
-	m := w.agreedMaster()
+	m := w.agreedMaster(g)
 	if m == nil || m == skip || !m.up || m.role != roleMaster {
-		return false, "the agreed master is not a running master"
+		return false, fmt.Sprintf("the agreed master of %s is not a running master", name)
 	}
-	for _, r := range w.inst {
+	for _, r := range w.group(g) {
 		if r == m || r == skip || !r.up {
 			continue
 		}
@@ -288,7 +307,7 @@ func (w *World) converged(skip *instance, skipS *sentinel) (bool, string) {
 			if s == skipS {
 				continue
 			}
-			v, _ := view(s)
+			v, _ := view(s, name)
 			if !knowsReplica(v, r, m) {
 				return false, fmt.Sprintf("sentinel %d has not caught up with replica %s", s.id, r.addr.IP)
 			}
@@ -320,14 +339,18 @@ func (w *World) stateDump() string {
 		fmt.Fprintf(&b, " prio=%d offset=%d\n", in.priority, in.offset)
 	}
 	for _, s := range w.sent {
-		v, ok := view(s)
-		if !s.up || !ok {
+		if !s.up || s.core == nil {
 			fmt.Fprintf(&b, "  sentinel %d down\n", s.id)
 			continue
 		}
-		fmt.Fprintf(&b, "  sentinel %d epoch=%d master=%s config-epoch=%d failover=%s tilt=%v sdown=%v odown=%v leader=%s@%d replicas=%d sentinels=%d\n",
-			s.id, s.core.CurrentEpoch(), fmtAddr(v.Addr), v.ConfigEpoch, v.FailoverState, s.core.InTilt(),
-			v.SDown, v.ODown, short(v.Leader), v.LeaderEpoch, len(v.Replicas), len(v.Sentinels))
+		fmt.Fprintf(&b, "  sentinel %d epoch=%d tilt=%v", s.id, s.core.CurrentEpoch(), s.core.InTilt())
+		for _, name := range w.masters {
+			v, _ := view(s, name)
+			fmt.Fprintf(&b, " | %s=%s config-epoch=%d failover=%s sdown=%v odown=%v leader=%s@%d replicas=%d sentinels=%d",
+				name, fmtAddr(v.Addr), v.ConfigEpoch, v.FailoverState, v.SDown, v.ODown, short(v.Leader), v.LeaderEpoch,
+				len(v.Replicas), len(v.Sentinels))
+		}
+		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

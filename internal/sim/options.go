@@ -33,6 +33,10 @@ type Options struct {
 	Seed uint64
 
 	Sentinels int // 3 or 5
+	// Masters is the number of monitored masters (1 or 2), each with its
+	// own group of Replicas replicas; the sentinels share one link per
+	// peer across masters (reference §21).
+	Masters   int
 	Quorum    int
 	Replicas  int   // 1–3
 	Priority  []int // slave-priority of each replica (0 = never promote)
@@ -72,7 +76,7 @@ type Options struct {
 	// healed system has converged (a forced failover, exempt from ODOWN,
 	// election and pacing); it must complete like any other.
 	ManualFailover bool
-	HealPhase           int64 // fault-free phase at the end; liveness is checked at its end
+	HealPhase      int64 // fault-free phase at the end; liveness is checked at its end
 }
 
 // NewOptions expands a seed into options. The same seed always gives the
@@ -156,10 +160,22 @@ func NewOptions(seed uint64) Options {
 		o.Misconfigured, o.KillMasterAfterHeal = true, true
 	}
 	o.ManualFailover = r.IntN(4) == 0
+	o.Masters = 1
+	if r.IntN(3) == 0 {
+		o.Masters = 2
+	}
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = 2*o.convergeBound() + 2*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
 	return o
+}
+
+// masterCount is Masters, at least 1 (hand-made options may leave it 0).
+func (o Options) masterCount() int {
+	if o.Masters < 1 {
+		return 1
+	}
+	return o.Masters
 }
 
 // hasPromotable reports whether some replica has a non-zero priority.
@@ -178,6 +194,7 @@ func (o Options) String() string {
 	f := func(k string, v any) { fmt.Fprintf(&b, "  %-20s %v\n", k, v) }
 	fmt.Fprintf(&b, "options for seed %d:\n", o.Seed)
 	f("sentinels", o.Sentinels)
+	f("masters", o.masterCount())
 	f("quorum", o.Quorum)
 	f("replicas", o.Replicas)
 	f("priorities", o.Priority)
@@ -224,6 +241,8 @@ func (o Options) Validate() error {
 	switch {
 	case o.Sentinels < 1 || o.Sentinels > 250:
 		return bad("%d sentinels", o.Sentinels)
+	case o.Masters < 0 || o.Masters > 50:
+		return bad("%d masters", o.Masters)
 	case o.Quorum < 1:
 		return bad("quorum %d", o.Quorum)
 	case o.Replicas < 1 || o.Replicas > 250 || len(o.Priority) != o.Replicas || len(o.Announced) != o.Replicas:

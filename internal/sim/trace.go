@@ -45,9 +45,12 @@ func describeEffect(ef core.Effect) string {
 	case core.Log:
 		return "log " + e.Msg
 	case core.Persist:
-		m, _ := diskMaster(e.State)
-		return fmt.Sprintf("persist seq=%d current-epoch=%d master=%s config-epoch=%d leader=%s@%d",
-			e.Seq, e.State.CurrentEpoch, fmtAddr(m.Addr), m.ConfigEpoch, short(m.Leader), m.LeaderEpoch)
+		var b strings.Builder
+		fmt.Fprintf(&b, "persist seq=%d current-epoch=%d", e.Seq, e.State.CurrentEpoch)
+		for _, m := range e.State.Masters {
+			fmt.Fprintf(&b, " %s=%s config-epoch=%d leader=%s@%d", m.Name, fmtAddr(m.Addr), m.ConfigEpoch, short(m.Leader), m.LeaderEpoch)
+		}
+		return b.String()
 	case core.Respond:
 		return fmt.Sprintf("respond id=%d %s", e.ID, describeValue(e.Value))
 	case core.RunScript:

@@ -21,9 +21,10 @@ type World struct {
 	sch scheduler
 	rng *rand.Rand
 
-	inst  []*instance
-	sent  []*sentinel
-	conns []*conn
+	masters []string    // monitored master names, one per instance group
+	inst    []*instance // all instances, group by group
+	sent    []*sentinel
+	conns   []*conn
 	// blocked[a][b]: packets from node a to node b are held (partition).
 	blocked [][]bool
 	cuts    [][]int // overlapping partitions per direction
@@ -106,32 +107,45 @@ func RunOptions(o Options, cfg Config) Result {
 	return res
 }
 
-// newWorld builds the instances and sentinels of o.
+// newWorld builds the instances and sentinels of o: per master group g, a
+// master 10.g.0.1 and its replicas 10.g.0.2…; sentinels 10.0.1.1….
 func newWorld(o Options, trace bool) *World {
 	w := &World{opt: o, rng: rand.New(rand.NewPCG(o.Seed, 0xfa_17)), ignore: map[string]bool{}}
 	if trace {
 		w.trace = &strings.Builder{}
 	}
 	w.chk.init(o)
-	w.chk.epochAddr[0] = core.Addr{Host: "10.0.0.1", IP: "10.0.0.1", Port: 6379}
-	m := 1 + o.Replicas
-	for i := 0; i < m; i++ {
-		in := &instance{
-			id:        i,
-			addr:      core.Addr{Host: fmt.Sprintf("10.0.0.%d", i+1), IP: fmt.Sprintf("10.0.0.%d", i+1), Port: 6379},
-			up:        true,
-			runID:     w.runID(),
-			role:      roleMaster,
-			priority:  100,
-			announced: true,
+	for g := 0; g < o.masterCount(); g++ {
+		name := MasterName
+		if g > 0 {
+			name = fmt.Sprintf("master%d", g+1)
 		}
-		if i > 0 {
-			in.role, in.masterHost, in.masterPort = roleSlave, w.inst0Addr().IP, 6379
-			in.priority, in.announced = o.Priority[i-1], o.Announced[i-1]
+		w.masters = append(w.masters, name)
+		var master core.Addr
+		for k := 0; k <= o.Replicas; k++ {
+			ip := fmt.Sprintf("10.%d.0.%d", g, k+1)
+			in := &instance{
+				id:        len(w.inst),
+				group:     g,
+				addr:      core.Addr{Host: ip, IP: ip, Port: 6379},
+				up:        true,
+				runID:     w.runID(),
+				role:      roleMaster,
+				priority:  100,
+				announced: true,
+			}
+			if k == 0 {
+				master = in.addr
+				w.chk.epochAddr[mepoch{name, 0}] = master
+			} else {
+				in.role, in.masterHost, in.masterPort = roleSlave, master.IP, master.Port
+				in.priority, in.announced = o.Priority[k-1], o.Announced[k-1]
+			}
+			in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+			w.inst = append(w.inst, in)
 		}
-		in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
-		w.inst = append(w.inst, in)
 	}
+	m := len(w.inst)
 	for j := 0; j < o.Sentinels; j++ {
 		s := &sentinel{
 			id:   j,
@@ -145,19 +159,23 @@ func newWorld(o Options, trace bool) *World {
 		ids[j] = w.runID()
 	}
 	for j, s := range w.sent {
-		mc := core.MasterConfig{Name: MasterName, Addr: w.inst[0].addr, Quorum: o.Quorum,
-			DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
-		if o.PreconfiguredPeers {
-			for k, p := range w.sent {
-				if k != j {
-					mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: ids[k]})
+		st := core.State{MyID: ids[j], DenyScriptsReconfig: true}
+		for g, name := range w.masters {
+			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
+				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+			if o.PreconfiguredPeers {
+				for k, p := range w.sent {
+					if k != j {
+						mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: ids[k]})
+					}
 				}
 			}
+			if g == 0 && o.Misconfigured && j == len(w.sent)-1 {
+				mc.Addr = w.inst[1].addr
+			}
+			st.Masters = append(st.Masters, mc)
 		}
-		if o.Misconfigured && j == len(w.sent)-1 {
-			mc.Addr = w.inst[1].addr
-		}
-		s.disk = core.State{MyID: ids[j], DenyScriptsReconfig: true, Masters: []core.MasterConfig{mc}}
+		s.disk = st
 	}
 	n := m + o.Sentinels
 	w.blocked = make([][]bool, n)
@@ -170,7 +188,23 @@ func newWorld(o Options, trace bool) *World {
 	return w
 }
 
-func (w *World) inst0Addr() core.Addr { return w.inst[0].addr }
+// groupMaster is the instance that starts as master of group g.
+func (w *World) groupMaster(g int) *instance { return w.inst[g*(1+w.opt.Replicas)] }
+
+// group lists the instances of master group g.
+func (w *World) group(g int) []*instance {
+	n := 1 + w.opt.Replicas
+	return w.inst[g*n : (g+1)*n]
+}
+
+// masterAt returns the name of the master group the instance at a
+// belongs to ("" if none).
+func (w *World) masterAt(a core.Addr) string {
+	if id := w.lookup(a); id >= 0 && id < len(w.inst) {
+		return w.masters[w.inst[id].group]
+	}
+	return ""
+}
 
 // runID draws a 40-hex-char run id.
 func (w *World) runID() string {

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// masterOf returns the master name of a "%@" event message: "master <name>
+// <ip> <port>", or "<type> <name> <ip> <port> @ <master> <ip> <port>".
+func masterOf(msg string) string {
+	f := strings.Fields(msg)
+	for i, x := range f {
+		if x == "@" && i+1 < len(f) {
+			return f[i+1]
+		}
+	}
+	if len(f) >= 2 && f[0] == "master" {
+		return f[1]
+	}
+	return ""
+}
+
+// emit checks one event of s (S2, S5, S6, S7, S9 bookkeeping).
+func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
+	ch := &s.chk
+	now := s.local(w.sch.now)
+	switch e.Type {
+	case "+tilt":
+		ch.tilt = true
+	case "-tilt":
+		ch.tilt = false
+	case "+odown":
+		ch.mc(masterOf(e.Msg)).odown = true
+		if n, q, ok := parseQuorum(e.Msg); ok && (n < q || q != c.opt.Quorum) {
+			w.violate("S5", s, "+odown with %d/%d votes, quorum is %d", n, q, c.opt.Quorum)
+		}
+	case "-odown":
+		ch.mc(masterOf(e.Msg)).odown = false
+	case "+try-failover":
+		name := masterOf(e.Msg)
+		x := ch.mc(name)
+		if v, _ := view(s, name); v.ForcedFailover {
+			x.lastAttempt, x.hasAttempt = now, true
+			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
+		}
+		if !x.odown {
+			w.violate("S5", s, "+try-failover without ODOWN")
+		}
+		if ch.tilt {
+			w.violate("S5", s, "+try-failover in TILT")
+		}
+		lim := 2 * c.opt.FailoverTimeout
+		if x.hasAttempt && now-x.lastAttempt < lim {
+			w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)", now-x.lastAttempt, lim)
+		}
+		if x.hasVoteOther && now-x.lastVoteOther < lim {
+			w.violate("S7", s, "failover attempt %dms after voting for another sentinel (< 2×failover-timeout = %d)", now-x.lastVoteOther, lim)
+		}
+		x.lastAttempt, x.hasAttempt = now, true
+	case "+elected-leader":
+		if ch.tilt {
+			w.violate("S5", s, "+elected-leader in TILT")
+		}
+		name := masterOf(e.Msg)
+		v, _ := view(s, name)
+		k := mepoch{name, v.FailoverEpoch}
+		if prev, ok := c.leaders[k]; ok && prev != s.id {
+			w.violate("S2", s, "second leader in epoch %d of %s (sentinel %d won it already)", k.epoch, name, prev)
+		}
+		c.leaders[k] = s.id
+		if !v.ForcedFailover {
+			ch.elected = append(ch.elected, name) // votes counted after the step's votes are recorded
+		}
+	case "+selected-slave":
+		c.selection(w, s, e.Msg)
+	case "+switch-master":
+		f := strings.Fields(e.Msg)
+		if len(f) == 5 {
+			op, _ := strconv.Atoi(f[2])
+			np, _ := strconv.Atoi(f[4])
+			ch.switches = append(ch.switches, switchMsg{f[0], core.Addr{IP: f[1], Port: op}, core.Addr{IP: f[3], Port: np}})
+		} else {
+			w.violate("S9", s, "malformed +switch-master %q", e.Msg)
+		}
+	}
+}
+
+// election is the vote count of S2 for a +elected-leader of s (at the end
+// of the step, once its own vote is recorded): the leader holds votes of a
+// majority of the true sentinels in its failover epoch.
+func (c *checker) election(w *World, s *sentinel, name string) {
+	v, _ := view(s, name)
+	ep := v.FailoverEpoch
+	n := 0
+	for vk, vr := range c.votes {
+		if vk.master == name && vk.epoch == ep && strings.EqualFold(vr.leader, s.core.MyID()) {
+			n++
+		}
+	}
+	if n < c.majority() {
+		w.violate("S2", s, "elected in epoch %d with %d votes, needs %d of %d sentinels", ep, n, c.majority(), c.opt.Sentinels)
+	}
+}
+
+// parseQuorum reads "... #quorum n/q" of +odown.
+func parseQuorum(msg string) (n, q int, ok bool) {
+	i := strings.Index(msg, "#quorum ")
+	if i < 0 {
+		return 0, 0, false
+	}
+	a, b, found := strings.Cut(strings.TrimSpace(msg[i+len("#quorum "):]), "/")
+	if !found {
+		return 0, 0, false
+	}
+	n, err1 := strconv.Atoi(a)
+	q, err2 := strconv.Atoi(b)
+	return n, q, err1 == nil && err2 == nil
+}
