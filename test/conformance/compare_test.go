@@ -105,6 +105,7 @@ var known = map[string]string{
 	"readonly: SENTINEL MONITOR mym 127.0.0.1 -5 1":    "F1",
 	"config: after CONFIG SET announce-ip to empty":    "F2",
 	"fatal: port 0 and no unixsocket":                  "F3",
+	"config: after ACL SETUSER and FLUSHCONFIG":        "F4",
 }
 
 // report fails t for every unknown difference and for known ones that

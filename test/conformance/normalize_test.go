@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -23,8 +24,37 @@ var (
 	portLike = regexp.MustCompile(`\b\d{4,5}\b`)
 )
 
-// norm replaces the side's ports and every 40-hex id in a string.
+// aclRule matches a user description ("user <name> ... -@all +ping ...").
+var aclRule = regexp.MustCompile(`(?m)^user \S+ .*$`)
+
+// sortACLCommands sorts the +cmd/-cmd tokens of each user description:
+// Redis 7.0 describes per-command rules in the iteration order of its
+// command dict, whose hash seed is random per process (observed: the same
+// ACL SETUSER lists them in a different order on every start). Category
+// (+@x/-@x) and other tokens keep their place.
+func sortACLCommands(str string) string {
+	return aclRule.ReplaceAllStringFunc(str, func(line string) string {
+		words := strings.Fields(line)
+		var idx []int
+		var cmds []string
+		for i, w := range words {
+			if (strings.HasPrefix(w, "+") || strings.HasPrefix(w, "-")) && !strings.HasPrefix(w[1:], "@") {
+				idx = append(idx, i)
+				cmds = append(cmds, w)
+			}
+		}
+		sort.Strings(cmds)
+		for k, i := range idx {
+			words[i] = cmds[k]
+		}
+		return strings.Join(words, " ")
+	})
+}
+
+// norm replaces the side's ports and every 40-hex id in a string, and
+// sorts the per-command rules of ACL user descriptions.
 func (s *side) norm(str string) string {
+	str = sortACLCommands(str)
 	str = hexID.ReplaceAllStringFunc(str, func(id string) string {
 		if id == s.myid {
 			return "<myid>"

@@ -25,6 +25,9 @@ type spec struct {
 	// port) and {M} (master port) placeholders; the fields above are
 	// then ignored except replicas.
 	body string
+	// password is sent with AUTH before the harness's own commands
+	// (set it with a requirepass line in extra).
+	password string
 }
 
 // side is one sentinel implementation with its own topology.
@@ -39,6 +42,8 @@ type side struct {
 	myid string
 	// ports maps a port number (as text) to its placeholder.
 	ports map[string]string
+	// password is sent with AUTH on the harness's own connections.
+	password string
 }
 
 // sides returns the two implementations, real first.
@@ -82,7 +87,7 @@ func startPair(t *testing.T, sp spec) [2]*side {
 
 func startSide(t *testing.T, sp spec, name, bin string) *side {
 	t.Helper()
-	s := &side{name: name, bin: bin, ports: map[string]string{}}
+	s := &side{name: name, bin: bin, ports: map[string]string{}, password: sp.password}
 	s.top = testutil.StartTopology(t, sp.replicas, sp.replicaExtra...)
 	s.port = testutil.FreePort(t)
 	s.dir = t.TempDir()
@@ -90,13 +95,20 @@ func startSide(t *testing.T, sp spec, name, bin string) *side {
 	if err := os.WriteFile(s.conf, []byte(sp.confBody(s.port, s.top.Master.Port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.proc = testutil.StartSentinelConf(t, bin, s.conf, s.port, filepath.Join(s.dir, "sentinel.log"))
+	if sp.password != "" {
+		s.proc = testutil.StartSentinelNoAuth(t, bin, s.conf, s.port)
+	} else {
+		s.proc = testutil.StartSentinelConf(t, bin, s.conf, s.port, filepath.Join(s.dir, "sentinel.log"))
+	}
 	s.ports[strconv.Itoa(s.port)] = "<sentinel-port>"
 	s.ports[strconv.Itoa(s.top.Master.Port)] = "<master-port>"
 	for i, r := range s.top.Replicas {
 		s.ports[strconv.Itoa(r.Port)] = fmt.Sprintf("<replica%d-port>", i)
 	}
 	c := dialSide(t, s)
+	if sp.password != "" {
+		c.do("AUTH", sp.password)
+	}
 	s.myid = c.do("SENTINEL", "MYID").Str
 	return s
 }
@@ -114,6 +126,11 @@ func (s *side) waitDiscovered(t *testing.T) {
 			return false
 		}
 		defer c.close()
+		if s.password != "" {
+			if _, err := c.try("AUTH", s.password); err != nil {
+				return false
+			}
+		}
 		m, err := c.try("SENTINEL", "MASTER", "mym")
 		if err != nil || pairs(m)["num-slaves"] != strconv.Itoa(len(s.top.Replicas)) || pairs(m)["info-refresh"] == "0" {
 			return false
