@@ -12,17 +12,22 @@ type item struct {
 // queue is the discrete-event queue, ordered by (at, seq).
 type queue []*item
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (q queue) Len() int { return len(q) }
+// Less orders by time, then by insertion.
 func (q queue) Less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
+// Swap swaps two items.
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 
+// Push appends an item.
 func (q *queue) Push(x any) { *q = append(*q, x.(*item)) }
 
+// Pop removes the last item.
 func (q *queue) Pop() any {
 	old := *q
 	n := len(old)

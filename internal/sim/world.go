@@ -43,21 +43,21 @@ type World struct {
 
 // Result is the outcome of one seed.
 type Result struct {
-	Seed       uint64
-	Options    Options
-	Failovers  int // completed failovers (distinct +switch-master epochs)
-	Violations []Violation
+	Seed       uint64      // the seed that was run
+	Options    Options     // what the seed expanded into
+	Failovers  int         // completed failovers (distinct (master, config epoch) that reached +switch-master)
+	Violations []Violation // each distinct check at most once, in order of occurrence
 	Steps      int    // core Steps executed
 	Trace      string // full event trace (only with tracing on)
 }
 
 // Violation is a broken invariant.
 type Violation struct {
-	Seed      uint64
+	Seed      uint64 // the seed that shows it
 	Time      int64  // virtual ms
-	Invariant string // S1..S9, L1..L4
+	Invariant string // S1..S9, L1..L4, P1..P2 (core contract), OPTIONS, BOOT
 	Sentinel  int    // -1 when not about one sentinel
-	Detail    string
+	Detail    string // what happened
 }
 
 // String renders a violation on one line.
