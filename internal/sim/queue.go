@@ -14,6 +14,7 @@ type queue []*item
 
 // Len, Less, Swap, Push and Pop implement heap.Interface.
 func (q queue) Len() int { return len(q) }
+
 // Less orders by time, then by insertion.
 func (q queue) Less(i, j int) bool {
 	if q[i].at != q[j].at {
@@ -21,6 +22,7 @@ func (q queue) Less(i, j int) bool {
 	}
 	return q[i].seq < q[j].seq
 }
+
 // Swap swaps two items.
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 

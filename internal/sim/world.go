@@ -47,8 +47,8 @@ type Result struct {
 	Options    Options     // what the seed expanded into
 	Failovers  int         // completed failovers (distinct (master, config epoch) that reached +switch-master)
 	Violations []Violation // each distinct check at most once, in order of occurrence
-	Steps      int    // core Steps executed
-	Trace      string // full event trace (only with tracing on)
+	Steps      int         // core Steps executed
+	Trace      string      // full event trace (only with tracing on)
 }
 
 // Violation is a broken invariant.
