@@ -106,6 +106,9 @@ var known = map[string]string{
 	"config: after CONFIG SET announce-ip to empty":    "F2",
 	"fatal: port 0 and no unixsocket":                  "F3",
 	"config: after ACL SETUSER and FLUSHCONFIG":        "F4",
+	"hostnames-on: SENTINEL REPLICAS mym":              "F5",
+	"hostnames-off: SENTINEL REPLICAS mym":             "F5",
+	"config: after CONFIG SET announce-hostnames no":   "F6",
 }
 
 // report fails t for every unknown difference and for known ones that
