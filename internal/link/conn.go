@@ -323,6 +323,7 @@ type limitedReader struct {
 	max int64
 }
 
+// Read reads at most the bytes left in the current reply's budget.
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n >= l.max {
 		return 0, ErrReplyTooLarge
