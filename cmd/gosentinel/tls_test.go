@@ -31,7 +31,9 @@ func TestTLSReplication(t *testing.T) {
 		check func(m map[string]string) bool
 	}{
 		{"tls-replication yes", fmt.Sprintf("tls-replication yes\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\n", files.Cert, files.Key, files.CA),
-			func(m map[string]string) bool { return m["flags"] == "master" && m["role-reported"] == "master" && m["info-refresh"] != "0" }},
+			func(m map[string]string) bool {
+				return m["flags"] == "master" && m["role-reported"] == "master" && m["info-refresh"] != "0"
+			}},
 		{"plain link to a TLS port", "",
 			func(m map[string]string) bool {
 				return strings.Contains(m["flags"], "s_down") && strings.Contains(m["flags"], "disconnected")
