@@ -28,6 +28,9 @@ type spec struct {
 	// password is sent with AUTH before the harness's own commands
 	// (set it with a requirepass line in extra).
 	password string
+	// files are written (mode 0755) into the sentinel's directory before
+	// it starts: scripts named by relative paths in the config.
+	files map[string]string
 }
 
 // side is one sentinel implementation with its own topology.
@@ -92,6 +95,11 @@ func startSide(t *testing.T, sp spec, name, bin string) *side {
 	s.port = testutil.FreePort(t)
 	s.dir = t.TempDir()
 	s.conf = filepath.Join(s.dir, "sentinel.conf")
+	for name, body := range sp.files {
+		if err := os.WriteFile(filepath.Join(s.dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := os.WriteFile(s.conf, []byte(sp.confBody(s.port, s.top.Master.Port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
