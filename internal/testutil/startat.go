@@ -84,3 +84,10 @@ func pingLine(addr string) (string, error) {
 
 // StderrPath returns the file that received the process's stderr.
 func (p *Process) StderrPath() string { return filepath.Join(p.Dir, "stderr.txt") }
+
+// ExitCode waits for the process to exit and returns its exit status (-1
+// when it was killed by a signal).
+func (p *Process) ExitCode() int {
+	<-p.done
+	return p.cmd.ProcessState.ExitCode()
+}

@@ -56,7 +56,7 @@ var readOnly = []cmd{
 	{args: []string{"SENTINEL", "INFO-CACHE", "nosuch", "mym", "mym"}, fuzzyInts: true},
 	c("SENTINEL", "FLUSHCONFIG"), c("SENTINEL", "CKQUORUM", "mym"),
 	c("PUBLISH", "x", "y"), c("PUBLISH", "__sentinel__:hello", "garbage"),
-	c("COMMAND", "COUNT"), c("CLIENT", "SETNAME", "x"), c("CLIENT", "GETNAME"),
+	c("COMMAND", "COUNT"), u("COMMAND", "LIST"), c("CLIENT", "SETNAME", "x"), c("CLIENT", "GETNAME"),
 	c("INFO", "foo"), c("SHUTDOWN", "x", "y", "z"),
 }
 
