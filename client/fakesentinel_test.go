@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeSentinel is a tiny RESP server that answers the Sentinel commands the
@@ -19,9 +20,11 @@ type fakeSentinel struct {
 	master    string // "ip:port" or "" for unknown master
 	epoch     int64
 	replicas  []map[string]string
-	blackhole bool   // accept and never answer
-	password  string // when set, AUTH must match before any other command
-	queries   int    // GET-MASTER-ADDR-BY-NAME count
+	blackhole bool          // accept and never answer
+	password  string        // when set, AUTH must match before any other command
+	queries   int           // GET-MASTER-ADDR-BY-NAME count
+	delay     time.Duration // answers are computed on arrival and sent this much later
+	peers     []string      // "ip:port" listed by SENTINEL SENTINELS
 	subs      []net.Conn
 	conns     map[net.Conn]bool
 	wg        sync.WaitGroup
@@ -52,6 +55,38 @@ func (f *fakeSentinel) set(master string, epoch int64) {
 	f.mu.Lock()
 	f.master, f.epoch = master, epoch
 	f.mu.Unlock()
+}
+
+// setDelay makes the sentinel answer every command d late.
+func (f *fakeSentinel) setDelay(d time.Duration) {
+	f.mu.Lock()
+	f.delay = d
+	f.mu.Unlock()
+}
+
+// setPeers sets the sentinels listed by SENTINEL SENTINELS.
+func (f *fakeSentinel) setPeers(peers ...string) {
+	f.mu.Lock()
+	f.peers = peers
+	f.mu.Unlock()
+}
+
+func (f *fakeSentinel) dropSub(c net.Conn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, x := range f.subs {
+		if x == c {
+			f.subs = append(f.subs[:i:i], f.subs[i+1:]...)
+			return
+		}
+	}
+}
+
+// subCount returns how many connections subscribed.
+func (f *fakeSentinel) subCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs)
 }
 
 func (f *fakeSentinel) queryCount() int {
@@ -109,27 +144,37 @@ func flat(m map[string]string) string {
 func (f *fakeSentinel) handle(c net.Conn) {
 	defer f.wg.Done()
 	defer c.Close()
+	defer f.dropSub(c)
 	br := bufio.NewReader(c)
 	authed := false
 	for {
-		req, _, err := readReply(br, 0)
-		if err != nil {
-			return
+		// Answer a pipelined batch as a whole: answers are computed on
+		// arrival and, for a slow sentinel, sent delay later together.
+		var out strings.Builder
+		for first := true; first || br.Buffered() > 0; first = false {
+			req, _, err := readReply(br, 0)
+			if err != nil {
+				return
+			}
+			var args []string
+			for _, a := range req.arr {
+				args = append(args, a.str)
+			}
+			if len(args) == 0 {
+				return
+			}
+			out.WriteString(f.answer(c, args, &authed))
 		}
 		f.mu.Lock()
-		bh := f.blackhole
+		bh, delay := f.blackhole, f.delay
 		f.mu.Unlock()
 		if bh {
 			continue
 		}
-		var args []string
-		for _, a := range req.arr {
-			args = append(args, a.str)
+		if delay > 0 {
+			time.Sleep(delay) // a slow sentinel
 		}
-		if len(args) == 0 {
-			return
-		}
-		if _, err := c.Write([]byte(f.answer(c, args, &authed))); err != nil {
+		if _, err := c.Write([]byte(out.String())); err != nil {
 			return
 		}
 	}
@@ -179,7 +224,13 @@ func (f *fakeSentinel) answer(c net.Conn, args []string, authed *bool) string {
 		return flat(map[string]string{"name": args[2], "ip": h, "port": p, "flags": "master",
 			"config-epoch": strconv.FormatInt(f.epoch, 10)})
 	case cmd == "SENTINEL" && sub == "SENTINELS":
-		return "*0\r\n"
+		var b strings.Builder
+		b.WriteString("*" + strconv.Itoa(len(f.peers)) + "\r\n")
+		for _, p := range f.peers {
+			h, pt, _ := net.SplitHostPort(p)
+			b.WriteString(flat(map[string]string{"name": p, "ip": h, "port": pt}))
+		}
+		return b.String()
 	case cmd == "SENTINEL" && (sub == "REPLICAS" || sub == "SLAVES"):
 		if f.master == "" {
 			return "-ERR No such master with that name\r\n"

@@ -96,7 +96,7 @@ func (h hook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			if !retry || attempt >= h.r.opt.MaxRetries || h.r.closed() {
 				return err
 			}
-			if h.wait(ctx, attempt) != nil {
+			if !errors.Is(err, ErrStaleConnection) && h.wait(ctx, attempt) != nil {
 				return err
 			}
 			h.r.stats.retries.Add(1)
@@ -132,7 +132,9 @@ func (h hook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 			if !notSent || attempt >= h.r.opt.MaxRetries || h.r.closed() {
 				return err
 			}
-			if h.wait(ctx, attempt) != nil {
+			// A connection retired by a master change: retry at once (the
+			// new connection waits for the resolution anyway).
+			if !errors.Is(err, ErrStaleConnection) && h.wait(ctx, attempt) != nil {
 				return err
 			}
 			h.r.stats.retries.Add(1)

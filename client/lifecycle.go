@@ -23,10 +23,12 @@ func (r *resolver) startBackground() {
 		r.wg.Add(1)
 		go r.run()
 		if !r.opt.DisablePubSub {
-			n := min(r.opt.PubSubSentinels, max(1, len(r.opt.SentinelAddrs)))
-			for i := 0; i < n; i++ {
+			// One subscriber per wanted subscription, each on its own
+			// sentinel (seeds or learnt ones); a subscriber without a
+			// free sentinel waits for the list to grow.
+			for i := 0; i < r.opt.PubSubSentinels; i++ {
 				r.wg.Add(1)
-				go r.subscriber(i)
+				go r.subscriber()
 			}
 		}
 	})

@@ -15,19 +15,20 @@ const DefaultPromotionWatch = 5 * time.Second
 
 // Defaults applied by NewFailoverClient / NewReplicaClient to zero fields.
 const (
-	DefaultSentinelTimeout   = 300 * time.Millisecond
-	DefaultSentinelQuorum    = 2
-	DefaultPubSubSentinels   = 3
-	DefaultPromotionGrace    = 10 * time.Second
-	DefaultResolveCacheTTL   = time.Second
-	DefaultReconcileInterval = 10 * time.Second
-	DefaultDialTimeout       = 5 * time.Second
-	DefaultReadTimeout       = 3 * time.Second
-	DefaultMaxRetries        = 3
-	DefaultMinRetryBackoff   = 8 * time.Millisecond
-	DefaultMaxRetryBackoff   = 512 * time.Millisecond
-	DefaultMinRoleBackoff    = 25 * time.Millisecond
-	DefaultMaxRoleBackoff    = 250 * time.Millisecond
+	DefaultSentinelTimeout    = 300 * time.Millisecond
+	DefaultSentinelQuorum     = 2
+	DefaultPubSubSentinels    = 3
+	DefaultPromotionGrace     = 10 * time.Second
+	DefaultResolveCacheTTL    = time.Second
+	DefaultReconcileInterval  = 10 * time.Second
+	DefaultDialTimeout        = 5 * time.Second
+	DefaultReadTimeout        = 3 * time.Second
+	DefaultMaxRetries         = 3
+	DefaultMinRetryBackoff    = 8 * time.Millisecond
+	DefaultMaxRetryBackoff    = 512 * time.Millisecond
+	DefaultMinRoleBackoff     = 25 * time.Millisecond
+	DefaultMaxRoleBackoff     = 250 * time.Millisecond
+	DefaultSentinelPruneAfter = time.Minute
 )
 
 // DialFunc opens a network connection; it has the signature of
@@ -64,6 +65,11 @@ type FailoverOptions struct {
 	// 1 means "first responder wins", the classic behaviour). Fewer answers
 	// are accepted when fewer sentinels are reachable.
 	SentinelQuorum int
+	// SentinelPruneAfter is how long a sentinel learnt from SENTINEL
+	// SENTINELS may stay silent (no answer, and not listed by any sentinel
+	// that answered) before it is dropped from the in-memory list (default
+	// 1 min; -1 never prunes). SentinelAddrs are never pruned.
+	SentinelPruneAfter time.Duration
 	// DisablePubSub turns off the pub/sub subscriptions (the client still
 	// follows failovers through errors, re-resolution and reconciliation).
 	DisablePubSub bool
@@ -151,6 +157,9 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	}
 	if c.SentinelQuorum <= 0 {
 		c.SentinelQuorum = DefaultSentinelQuorum
+	}
+	if c.SentinelPruneAfter == 0 {
+		c.SentinelPruneAfter = DefaultSentinelPruneAfter
 	}
 	if c.PubSubSentinels <= 0 {
 		c.PubSubSentinels = DefaultPubSubSentinels

@@ -85,7 +85,7 @@ func (r *resolver) pollPromotion(addr string) {
 				r.mu.Lock()
 				old := r.addr
 				r.mu.Unlock()
-				r.commit(addr)
+				r.commit(addr, -1, nil)
 				r.mu.Lock()
 				r.earlyFrom, r.earlyUntil = old, time.Now().Add(r.opt.PromotionGrace)
 				r.broadcastLocked()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +40,11 @@ type resolver struct {
 	verifiedAt time.Time     // when addr was last confirmed by a resolution
 	replicas   []replicaInfo // replica mode: last list, usable entries only
 	inflight   *call         // singleflight resolution
+	hintSeq    uint64        // bumped by every hint; a resolution started before a hint cannot answer for it
+	epoch      int64         // config epoch backing addr (-1 unknown)
+	fenced     bool          // a hint named addr as the old master; its connections were retired
+	subscribed map[string]bool
+	meta       map[string]*sentinelMeta
 	lastEnd    time.Time     // end of the last resolution
 	lastErr    error         // error of the last resolution
 	failStreak int           // consecutive failed resolutions
@@ -61,23 +65,35 @@ type resolver struct {
 
 // call is one in-flight resolution that concurrent callers share.
 type call struct {
-	done chan struct{}
-	err  error
+	done       chan struct{}
+	err        error
+	seq        uint64 // hintSeq when it started
+	cancel     context.CancelFunc
+	superseded bool // a hint arrived: cancelled, its outcome is ignored (guarded by resolver.mu)
 }
 
 func newResolver(opt FailoverOptions, want string) *resolver {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &resolver{
-		opt:       opt,
-		want:      want,
-		ctx:       ctx,
-		cancel:    cancel,
-		sentinels: sentinelList(append([]string(nil), opt.SentinelAddrs...)),
-		wake:      make(chan struct{}),
-		conns:     make(map[*trackedConn]struct{}),
-		poke:      make(chan struct{}, 1),
-		subConns:  make(map[net.Conn]struct{}),
+	r := &resolver{
+		opt:        opt,
+		want:       want,
+		ctx:        ctx,
+		cancel:     cancel,
+		epoch:      -1,
+		wake:       make(chan struct{}),
+		conns:      make(map[*trackedConn]struct{}),
+		poke:       make(chan struct{}, 1),
+		subConns:   make(map[net.Conn]struct{}),
+		subscribed: make(map[string]bool),
+		meta:       make(map[string]*sentinelMeta),
 	}
+	now := time.Now()
+	for _, s := range opt.SentinelAddrs {
+		if r.sentinels.add([]string{s}) > 0 {
+			r.meta[s] = &sentinelMeta{seed: true, seen: now}
+		}
+	}
+	return r
 }
 
 // closed reports whether shutdown has started.
@@ -107,13 +123,29 @@ func (r *resolver) invalidate(gen uint64) {
 }
 
 // hint is called for a +switch-master event or anything else that suggests
-// the master moved: it invalidates the cache and wakes waiting dialers.
+// the master moved: it invalidates the cache, wakes waiting dialers and
+// makes sure a resolution that starts after it runs.
 func (r *resolver) hint() {
 	r.mu.Lock()
+	r.hintLocked()
+	r.mu.Unlock()
+	r.kick()
+}
+
+// hintLocked records a hint; the caller holds r.mu and then calls kick.
+// A resolution in flight is abandoned: its answers may predate what the
+// hint announced, and waiting for it (e.g. for a slow sentinel) would only
+// delay the one that counts.
+func (r *resolver) hintLocked() {
+	r.hintSeq++
 	r.valid = false
 	r.forced = true
+	if c := r.inflight; c != nil {
+		c.superseded = true
+		c.cancel()
+		r.inflight = nil
+	}
 	r.broadcastLocked()
-	r.mu.Unlock()
 }
 
 func (r *resolver) broadcastLocked() {
@@ -121,53 +153,83 @@ func (r *resolver) broadcastLocked() {
 	r.wake = make(chan struct{})
 }
 
-// resolveShared runs one resolution, or joins the one in flight, and waits
-// for it (or for ctx). The resolution itself runs under the client's
-// lifetime context with its own deadline, so one caller giving up does not
-// fail the others.
+// resolveShared waits for a resolution that started after every hint
+// received so far: it joins the one in flight when that one is recent
+// enough, and otherwise waits for it and for the one chained after it. The
+// resolution itself runs under the client's lifetime context with its own
+// deadline, so one caller giving up does not fail the others.
 func (r *resolver) resolveShared(ctx context.Context) error {
 	r.mu.Lock()
-	c := r.inflight
-	if c == nil && r.lastErr != nil && !r.forced && time.Since(r.lastEnd) < r.failGap() {
-		// Resolutions keep failing (e.g. the master is down and the
-		// sentinels have not failed over yet): do not hammer the sentinels
-		// once per waiting dialer; hints (pub/sub) bypass the gap.
-		err := r.lastErr
+	need := r.hintSeq
+	for {
+		c := r.inflight
+		if c == nil {
+			if r.lastErr != nil && !r.forced && time.Since(r.lastEnd) < r.failGap() {
+				// Resolutions keep failing (e.g. the master is down and
+				// the sentinels have not failed over yet): do not hammer
+				// the sentinels once per waiting dialer; hints bypass the
+				// gap.
+				err := r.lastErr
+				r.mu.Unlock()
+				return err
+			}
+			c = r.startLocked()
+		}
 		r.mu.Unlock()
-		return err
-	}
-	if c == nil {
-		r.forced = false
-		c = &call{done: make(chan struct{})}
-		r.inflight = c
-		r.wg.Add(1)
-		go r.runResolution(c)
-	}
-	r.mu.Unlock()
-	select {
-	case <-c.done:
-		return c.err
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for master resolution: %w", ctx.Err())
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for master resolution: %w", ctx.Err())
+		}
+		r.mu.Lock()
+		if c.seq >= need && !c.superseded {
+			r.mu.Unlock()
+			return c.err
+		}
 	}
 }
 
-func (r *resolver) runResolution(c *call) {
-	defer r.wg.Done()
+// kick starts a resolution unless one is in flight (a resolution that ends
+// with hints newer than its start chains another one).
+func (r *resolver) kick() {
+	r.mu.Lock()
+	if r.inflight == nil && !r.closed() {
+		r.startLocked()
+	}
+	r.mu.Unlock()
+}
+
+// startLocked starts a resolution; the caller holds r.mu.
+func (r *resolver) startLocked() *call {
+	r.forced = false
 	ctx, cancel := context.WithTimeout(r.ctx, r.opt.DialTimeout)
-	defer cancel()
+	c := &call{done: make(chan struct{}), seq: r.hintSeq, cancel: cancel}
+	r.inflight = c
+	r.wg.Add(1)
+	go r.runResolution(ctx, c)
+	return c
+}
+
+func (r *resolver) runResolution(ctx context.Context, c *call) {
+	defer r.wg.Done()
+	defer c.cancel()
 	var err error
 	if r.want == roleMaster {
-		err = r.resolveMaster(ctx)
+		err = r.resolveMaster(ctx, c)
 	} else {
 		err = r.resolveReplicas(ctx)
 	}
 	r.stats.resolutions.Add(1)
+	r.mu.Lock()
+	c.err = err
+	if c.superseded {
+		r.mu.Unlock()
+		close(c.done)
+		return
+	}
 	if err != nil {
 		r.stats.resolutionErrors.Add(1)
 	}
-	r.mu.Lock()
-	c.err = err
 	if err != nil {
 		r.failStreak++
 	} else {
@@ -176,6 +238,11 @@ func (r *resolver) runResolution(c *call) {
 	r.inflight = nil
 	r.lastEnd = time.Now()
 	r.lastErr = err
+	if r.hintSeq > c.seq && !r.closed() {
+		// A hint arrived while this resolution was asking: its answers
+		// may predate the switch the hint announced. Ask again.
+		r.startLocked()
+	}
 	r.broadcastLocked()
 	r.mu.Unlock()
 	close(c.done)
@@ -203,104 +270,10 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 	return r.resolveShared(ctx)
 }
 
-// ask queries the sentinels in list order until SentinelQuorum of them
-// answered with an address (or the list is exhausted).
-func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
-	r.mu.Lock()
-	order := append([]string(nil), r.sentinels...)
-	r.mu.Unlock()
-	var answers []*masterAnswer
-	var attempts []error
-	notFound := false
-	for _, s := range order {
-		if ctx.Err() != nil {
-			attempts = append(attempts, &SentinelError{Addr: s, Err: ctx.Err()})
-			break
-		}
-		a, err := r.queryMaster(ctx, s)
-		switch {
-		case err != nil:
-			attempts = append(attempts, &SentinelError{Addr: s, Err: err})
-			r.stats.sentinelErrors.Add(1)
-			r.mu.Lock()
-			r.sentinels.toBack(s)
-			r.mu.Unlock()
-			continue
-		case a == nil:
-			notFound = true
-			attempts = append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("master %q unknown", r.opt.MasterName)})
-			continue
-		}
-		r.mu.Lock()
-		if len(answers) == 0 {
-			r.sentinels.toFront(s)
-		}
-		if room := maxSentinels - len(r.sentinels); room > 0 {
-			if len(a.sentinels) > room {
-				a.sentinels = a.sentinels[:room]
-			}
-			r.stats.sentinelsDiscovered.Add(uint64(r.sentinels.add(a.sentinels)))
-		}
-		r.mu.Unlock()
-		answers = append(answers, a)
-		if len(answers) >= r.opt.SentinelQuorum {
-			break
-		}
-	}
-	return answers, attempts, notFound
-}
-
-// discoveryErr builds the DiscoveryError for a resolution with no answer.
-func (r *resolver) noAnswerErr(attempts []error, notFound bool) error {
-	kind := ErrNoSentinelReachable
-	if notFound {
-		kind = ErrMasterNotFound
-	}
-	return &DiscoveryError{Kind: kind, Master: r.opt.MasterName, Attempts: attempts}
-}
-
-// candidates orders the distinct advertised addresses by the highest config
-// epoch that backs them (then by how many sentinels advertise them).
-func candidates(answers []*masterAnswer) []string {
-	type cand struct {
-		addr  string
-		epoch int64
-		votes int
-		first int
-	}
-	byAddr := map[string]*cand{}
-	var list []*cand
-	for i, a := range answers {
-		c := byAddr[a.addr]
-		if c == nil {
-			c = &cand{addr: a.addr, epoch: a.epoch, first: i}
-			byAddr[a.addr] = c
-			list = append(list, c)
-		}
-		c.votes++
-		if a.epoch > c.epoch {
-			c.epoch = a.epoch
-		}
-	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].epoch != list[j].epoch {
-			return list[i].epoch > list[j].epoch
-		}
-		if list[i].votes != list[j].votes {
-			return list[i].votes > list[j].votes
-		}
-		return list[i].first < list[j].first
-	})
-	out := make([]string, len(list))
-	for i, c := range list {
-		out[i] = c.addr
-	}
-	return out
-}
-
 // resolveMaster is one full discovery: ask the sentinels, then verify the
 // candidates with ROLE, best epoch first, and commit the first verified one.
-func (r *resolver) resolveMaster(ctx context.Context) error {
+// c is the resolution (nil for a switch that is not one).
+func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
 	answers, attempts, notFound := r.ask(ctx)
 	if len(answers) == 0 {
 		return r.noAnswerErr(attempts, notFound)
@@ -313,10 +286,10 @@ func (r *resolver) resolveMaster(ctx context.Context) error {
 	var verr []error
 	roleErr := false
 	for _, addr := range cands {
-		c, err := r.dialVerify(ctx, addr, roleMaster)
+		conn, err := r.dialVerify(ctx, addr, roleMaster)
 		if err == nil {
-			c.Close()
-			r.commit(addr)
+			conn.Close()
+			r.commit(addr, answerEpoch(answers, addr), c)
 			return nil
 		}
 		var re *RoleError
@@ -335,27 +308,32 @@ func (r *resolver) resolveMaster(ctx context.Context) error {
 	return &DiscoveryError{Kind: kind, Master: r.opt.MasterName, Attempts: append(attempts, verr...)}
 }
 
-// commit records a freshly verified address. A new address bumps the
-// generation, flushes the pool and reports the change.
-func (r *resolver) commit(addr string) {
+// commit records a freshly verified address backed by config epoch epoch
+// (-1 unknown), found by resolution c (nil: the early switch on promotion).
+// A new address bumps the generation, flushes the pool and reports the
+// change. A resolution superseded by a hint commits nothing: the one
+// started after the hint does.
+func (r *resolver) commit(addr string, epoch int64, c *call) {
 	r.mu.Lock()
-	old := r.addr
-	r.valid = true
-	r.verifiedAt = time.Now()
-	if addr == old {
+	if c != nil && c.superseded {
 		r.mu.Unlock()
 		return
 	}
+	old := r.addr
+	r.valid = true
+	r.verifiedAt = time.Now()
+	r.fenced = false
+	if addr == old {
+		r.epoch = max(r.epoch, epoch)
+		r.mu.Unlock()
+		return
+	}
+	r.fenced = false
 	r.addr = addr
+	r.epoch = epoch
 	r.gen++
 	r.genA.Store(r.gen)
-	gen := r.gen
-	var stale []*trackedConn
-	for c := range r.conns {
-		if c.gen < gen {
-			stale = append(stale, c)
-		}
-	}
+	stale := r.staleLocked()
 	r.mu.Unlock()
 	for _, c := range stale {
 		c.markStale()
@@ -372,6 +350,18 @@ func (r *resolver) commit(addr string) {
 		cb(old, addr)
 		r.cbMu.Unlock()
 	}
+}
+
+// staleLocked returns the live connections of older generations; the
+// caller holds r.mu.
+func (r *resolver) staleLocked() []*trackedConn {
+	var stale []*trackedConn
+	for c := range r.conns {
+		if c.gen < r.gen {
+			stale = append(stale, c)
+		}
+	}
+	return stale
 }
 
 // failGap is the minimum time between the end of a failed resolution and the

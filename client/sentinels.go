@@ -1,5 +1,7 @@
 package client
 
+import "time"
+
 // sentinelList is the ordered in-memory list of sentinel addresses. The
 // first responder moves to the front (guidelines, step 1); a sentinel that
 // failed moves to the back so that black-holed sentinels stop costing a
@@ -46,4 +48,62 @@ func (l *sentinelList) add(addrs []string) int {
 		}
 	}
 	return n
+}
+
+// sentinelMeta is what the client knows about one sentinel of its list.
+type sentinelMeta struct {
+	seed bool      // given in SentinelAddrs: never pruned
+	seen time.Time // last time it answered, or was listed by a sentinel that answered
+}
+
+// answered records that sentinel s answered a query and listed the
+// sentinels peers (SENTINEL SENTINELS): new ones join the list (up to
+// maxSentinels), listed ones are kept alive.
+func (r *resolver) answered(s string, peers []string) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.touchLocked(s, now)
+	for _, p := range peers {
+		if r.sentinels.index(p) < 0 {
+			if len(r.sentinels) >= maxSentinels {
+				continue
+			}
+			r.sentinels.add([]string{p})
+			r.stats.sentinelsDiscovered.Add(1)
+		}
+		r.touchLocked(p, now)
+	}
+}
+
+func (r *resolver) touchLocked(s string, now time.Time) {
+	m := r.meta[s]
+	if m == nil {
+		m = &sentinelMeta{}
+		r.meta[s] = m
+	}
+	m.seen = now
+}
+
+// prune drops discovered sentinels that neither answered nor were listed
+// by a sentinel that answered for SentinelPruneAfter (e.g. removed with
+// SENTINEL RESET, or moved to another address). Seeds are never pruned.
+func (r *resolver) prune(now time.Time) {
+	if r.opt.SentinelPruneAfter < 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.sentinels[:0]
+	for _, s := range r.sentinels {
+		m := r.meta[s]
+		if m != nil && !m.seed && now.Sub(m.seen) > r.opt.SentinelPruneAfter {
+			delete(r.meta, s)
+			r.stats.sentinelsPruned.Add(1)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	clear(r.sentinels[len(kept):])
+	r.sentinels = kept
 }

@@ -15,7 +15,8 @@ type counters struct {
 	poolFlushes, masterChanges, disagreements     atomic.Uint64
 	pubSubHints, reconciles, retries              atomic.Uint64
 	sentinelErrors, sentinelsDiscovered, dials    atomic.Uint64
-	earlyPromotions                               atomic.Uint64
+	earlyPromotions, fences, sentinelsPruned      atomic.Uint64
+	blockedCut                                    atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
@@ -34,6 +35,9 @@ type Stats struct {
 	SentinelsDiscovered uint64    // sentinels added to the list by SENTINEL SENTINELS
 	Dials               uint64    // data connections opened and verified
 	EarlyPromotions     uint64    // switches made on +selected-slave once the replica reported ROLE master
+	Fences              uint64    // hints naming the current master as the old one: its connections were retired before the resolution
+	SentinelsPruned     uint64    // discovered sentinels dropped from the list (silent and no longer listed)
+	BlockedCut          uint64    // connections blocked in a read (Pub/Sub, BLPOP...) closed because the master changed
 	LastFailover        time.Time // when the last master change was committed (zero if none)
 	CurrentAddr         string    // current verified master address ("" if none yet)
 	Sentinels           []string  // current sentinel list, in the order it is tried
@@ -55,6 +59,9 @@ func (r *resolver) snapshot() Stats {
 		SentinelsDiscovered: r.stats.sentinelsDiscovered.Load(),
 		Dials:               r.stats.dials.Load(),
 		EarlyPromotions:     r.stats.earlyPromotions.Load(),
+		Fences:              r.stats.fences.Load(),
+		SentinelsPruned:     r.stats.sentinelsPruned.Load(),
+		BlockedCut:          r.stats.blockedCut.Load(),
 	}
 	if ns := r.stats.lastFailover.Load(); ns != 0 {
 		s.LastFailover = time.Unix(0, ns)

@@ -1,0 +1,149 @@
+package client
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/testutil"
+	"github.com/redis/go-redis/v9"
+)
+
+// switchPayload is the +switch-master message for mymaster from old to new.
+func switchPayload(old, new string) string {
+	oh, op, _ := net.SplitHostPort(old)
+	nh, np, _ := net.SplitHostPort(new)
+	return "mymaster " + oh + " " + op + " " + nh + " " + np
+}
+
+// promoteOnly makes the replica a master without touching the old master,
+// which keeps acknowledging writes (the split-brain window of a failover).
+func promoteOnly(t *testing.T, replica string) {
+	t.Helper()
+	r := redis.NewClient(&redis.Options{Addr: replica, MaxRetries: -1})
+	defer r.Close()
+	if err := r.SlaveOf(context.Background(), "NO", "ONE").Err(); err != nil {
+		t.Fatalf("REPLICAOF NO ONE on %s: %v", replica, err)
+	}
+}
+
+// TestHintFencesOldMaster: once a sentinel the client is subscribed to
+// publishes +switch-master away from the current master, no command issued
+// afterwards may reach the old master, whatever slows down the resolution
+// that follows: a slow second sentinel (the 2-answer epoch ranking), or a
+// resolution already in flight with the answers from before the switch.
+func TestHintFencesOldMaster(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// setup returns the sentinel list and a function run just before
+		// the switch (with the fake sentinel that publishes).
+		setup func(t *testing.T, fs *fakeSentinel) ([]string, func())
+	}{
+		{"slow second sentinel", func(t *testing.T, fs *fakeSentinel) ([]string, func()) {
+			return []string{fs.addr(), blackHole(t)}, func() {}
+		}},
+		{"resolution in flight with the old answer", func(t *testing.T, fs *fakeSentinel) ([]string, func()) {
+			return []string{fs.addr()}, func() {
+				// A hint about another master starts a resolution that
+				// the (slow) sentinel answers with the old address.
+				fs.setDelay(150 * time.Millisecond)
+				fs.publish("+switch-master", switchPayload("127.0.0.1:1", "127.0.0.1:2"))
+				testutil.WaitFor(t, 2*time.Second, "the first resolution asked", func() bool { return fs.queryCount() >= 2 })
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			top := testutil.StartTopology(t, 1)
+			oldAddr, newAddr := top.Master.Addr(), top.Replicas[0].Addr()
+			fs := startFakeSentinel(t, oldAddr, 1)
+			sentinels, before := tc.setup(t, fs)
+			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: sentinels, ReconcileInterval: -1,
+				ResolveCacheTTL: time.Hour, SentinelTimeout: 300 * time.Millisecond})
+			w := startAckWriter(t, rdb, "f:")
+			testutil.WaitFor(t, 5*time.Second, "writes and the subscription", func() bool {
+				return w.count() > 20 && fs.subCount() > 0
+			})
+			before()
+			promoteOnly(t, newAddr)
+			fs.set(newAddr, 2)
+			event := time.Now()
+			fs.publish("+switch-master", switchPayload(oldAddr, newAddr))
+			testutil.WaitFor(t, 10*time.Second, "a write acknowledged after the switch", func() bool {
+				return w.ackedAfter(event.Add(100 * time.Millisecond))
+			})
+			w.halt()
+			m := w.measure(t, event, oldAddr, newAddr)
+			t.Logf("event → first write on the new master %v; writes issued after the event acked by the old master %d %v", m.toNew, m.oldAfter, firstFew(m.oldLate))
+			for _, late := range m.oldLate {
+				if late > switchSlack {
+					t.Fatalf("a write issued %v after +switch-master was acknowledged by the old master", late)
+				}
+			}
+			if m.newChecked == 0 {
+				t.Fatal("no write reached the new master")
+			}
+		})
+	}
+}
+
+// TestSubscribesToDistinctSentinels: the client subscribes to
+// PubSubSentinels different sentinels, including sentinels learnt from
+// SENTINEL SENTINELS when fewer seeds are given, so that the failover
+// leader's early events are not missed.
+func TestSubscribesToDistinctSentinels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		seeds  int // how many of the three sentinels are given as seeds
+		subs   int // PubSubSentinels
+		expect int // subscribed sentinels
+	}{
+		{"one seed, two learnt", 1, 0, 3},
+		{"three seeds, two subscriptions", 3, 2, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := testutil.StartRedis(t)
+			var fs []*fakeSentinel
+			var addrs []string
+			for i := 0; i < 3; i++ {
+				f := startFakeSentinel(t, m.Addr(), 1)
+				fs = append(fs, f)
+				addrs = append(addrs, f.addr())
+			}
+			for _, f := range fs {
+				f.setPeers(addrs...)
+			}
+			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: addrs[:tc.seeds], PubSubSentinels: tc.subs,
+				ReconcileInterval: -1})
+			if err := rdb.Ping(context.Background()).Err(); err != nil {
+				t.Fatalf("Ping: %v", err)
+			}
+			count := func() (subscribed, max int) {
+				for _, f := range fs {
+					n := f.subCount()
+					if n > 0 {
+						subscribed++
+					}
+					if n > max {
+						max = n
+					}
+				}
+				return subscribed, max
+			}
+			testutil.WaitFor(t, 5*time.Second, "subscriptions", func() bool {
+				n, _ := count()
+				return n >= tc.expect
+			})
+			n, most := count()
+			if n != tc.expect || most != 1 {
+				t.Fatalf("%d sentinels subscribed (at most %d subscriptions on one), want %d with one each", n, most, tc.expect)
+			}
+		})
+	}
+}
