@@ -302,7 +302,8 @@ func WaitPing(addr string, timeout time.Duration, done <-chan struct{}) error {
 	return fmt.Errorf("no PONG from %s within %v: %w", addr, timeout, last)
 }
 
-// Ping sends an inline PING and expects +PONG.
+// Ping sends an inline PING and expects +PONG (or -NOAUTH from a server
+// that requires a password, which is just as alive).
 func Ping(addr string) error {
 	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	if err != nil {
@@ -317,7 +318,8 @@ func Ping(addr string) error {
 	if err != nil {
 		return err
 	}
-	if !strings.HasPrefix(line, "+PONG") {
+	// A server with requirepass answers -NOAUTH: it is up and serving.
+	if !strings.HasPrefix(line, "+PONG") && !strings.HasPrefix(line, "-NOAUTH") {
 		return fmt.Errorf("unexpected reply %q", strings.TrimSpace(line))
 	}
 	return nil

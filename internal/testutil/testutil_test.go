@@ -29,3 +29,16 @@ func TestTopologyAndSentinel(t *testing.T) {
 		t.Fatal("master still running after Kill")
 	}
 }
+
+func TestStartRedisWithPassword(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	p := StartRedis(t, "requirepass s3cret")
+	if err := Ping(p.Addr()); err != nil {
+		t.Fatalf("Ping of a password-protected server: %v", err)
+	}
+	if _, err := Role(p.Addr()); err == nil || !strings.Contains(err.Error(), "NOAUTH") {
+		t.Fatalf("ROLE without AUTH = %v, want NOAUTH", err)
+	}
+}
