@@ -23,6 +23,9 @@ type trackedConn struct {
 	stale   atomic.Bool
 	reading atomic.Int32 // Reads in progress
 	busy    atomic.Bool  // a command was written and its reply not yet read
+	stream  atomic.Bool  // SUBSCRIBE/MONITOR was sent: the connection only reads now
+	blocked atomic.Bool  // a blocking command (BLPOP...) awaits its reply
+	cut     atomic.Bool  // closed by markStale while blocked in a read
 	closeMu sync.Mutex
 	closed  bool
 }
@@ -37,6 +40,15 @@ func (staleError) Timeout() bool   { return false }
 func (staleError) Temporary() bool { return false }
 
 var _ net.Error = staleError{}
+
+// cutError is ErrMasterChanged as a net.Error: go-redis drops the
+// connection (and a PubSub reconnects).
+type cutError struct{}
+
+func (cutError) Error() string   { return ErrMasterChanged.Error() }
+func (cutError) Unwrap() error   { return ErrMasterChanged }
+func (cutError) Timeout() bool   { return false }
+func (cutError) Temporary() bool { return false }
 
 // track registers c under generation gen and returns the connection to hand
 // to go-redis.
@@ -57,11 +69,18 @@ func (r *resolver) track(c net.Conn, gen uint64, addr string) net.Conn {
 }
 
 // markStale makes the connection refuse further writes and closes the
-// socket now when no command is in flight on it; an in-flight command may
-// still read its reply.
+// socket now when no command is in flight on it, or when it is blocked
+// reading (PubSub, MONITOR, BLPOP...): those would otherwise keep reading
+// from the old master. An ordinary in-flight command may still read its
+// reply.
 func (c *trackedConn) markStale() {
 	c.stale.Store(true)
-	if c.reading.Load() == 0 && !c.busy.Load() {
+	switch {
+	case c.stream.Load() || c.blocked.Load():
+		c.cut.Store(true)
+		c.r.stats.blockedCut.Add(1)
+		c.closeSocket()
+	case c.reading.Load() == 0 && !c.busy.Load():
 		c.closeSocket()
 	}
 }
@@ -82,6 +101,17 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 		return 0, staleError{}
 	}
 	c.busy.Store(true)
+	switch commandMode(b) {
+	case modeStream:
+		c.stream.Store(true)
+	case modeBlocked:
+		c.blocked.Store(true)
+	}
+	if c.stale.Load() && (c.stream.Load() || c.blocked.Load()) {
+		// Retired between the check above and now: do not send.
+		c.closeSocket()
+		return 0, staleError{}
+	}
 	n, err := c.Conn.Write(b)
 	if err != nil {
 		c.r.connFailed(c.gen, err)
@@ -95,6 +125,12 @@ func (c *trackedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	c.reading.Add(-1)
 	c.busy.Store(false)
+	if n > 0 {
+		c.blocked.Store(false) // the blocking command's reply arrived
+	}
+	if err != nil && c.cut.Load() {
+		return n, cutError{}
+	}
 	if err != nil {
 		c.r.connFailed(c.gen, err)
 	}

@@ -32,6 +32,14 @@ var ErrNoReplicaAvailable = errors.New("client: no healthy replica available")
 // Commands failing with it were not executed and are always safe to retry.
 var ErrStaleConnection = errors.New("client: connection points at a previous master")
 
+// ErrMasterChanged is returned by a command that was blocked waiting for a
+// reply (BLPOP, XREAD BLOCK, WAIT...) or a go-redis PubSub receive when the
+// client closed its connection because the master changed: the command was
+// sent to the old master, so it is not retried automatically (unless
+// RetryAmbiguousWrites is set); a PubSub reconnects to the new master and
+// resubscribes on its next receive.
+var ErrMasterChanged = errors.New("client: connection to the previous master closed")
+
 // ErrClientClosed is returned when the client has been closed.
 var ErrClientClosed = errors.New("client: closed")
 

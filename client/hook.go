@@ -37,6 +37,8 @@ func classify(err error) errClass {
 		return classFinal
 	case errors.Is(err, ErrStaleConnection), errors.As(err, &de):
 		return classNotSent
+	case errors.Is(err, ErrMasterChanged):
+		return classAmbiguous // sent to the old master; cut while waiting
 	case redis.IsReadOnlyError(err), redis.IsMasterDownError(err):
 		return classMoved
 	case redis.IsLoadingError(err), redis.IsTryAgainError(err), redis.IsNoReplicasError(err),
