@@ -59,8 +59,10 @@ func TestScripts(t *testing.T) {
 	}
 	// Real Sentinel lets a few descriptors leak into scripts (observed:
 	// 11 and 251); gosentinel must not pass any the real one does not.
+	// fds 3 and 4 belong to the shell itself (the command substitution's
+	// pipe, ls's directory) and show up or not depending on timing.
 	for fd := range fds[1] {
-		if !fds[0][fd] {
+		if !fds[0][fd] && fd != "3" && fd != "4" {
 			t.Errorf("script inherited fd %s from gosentinel (real's scripts see %v)", fd, fds[0])
 		}
 	}
@@ -122,6 +124,9 @@ func TestPendingScripts(t *testing.T) {
 		files: map[string]string{"slow.sh": slowScript},
 	}
 	ps := startPair(t, sp)
+	for _, s := range ps {
+		s.waitDiscovered(t)
+	}
 	sq := seq{name: "pending-scripts", proto: 2, cmds: []cmd{
 		c("SENTINEL", "PENDING-SCRIPTS"),
 		c("SENTINEL", "SET", "mym", "notification-script", "./nosuch.sh"),
