@@ -6,8 +6,10 @@
 // Redis "Guidelines for clients with Sentinel support" to the letter and adds
 // what other clients lack:
 //
-//   - sentinels are asked in order with a short timeout of their own; the
-//     first responder moves to the front, failing ones to the back;
+//   - sentinels are asked in order with a short timeout of their own (the
+//     first SentinelQuorum side by side); the first responder moves to the
+//     front, failing ones to the back; learnt sentinels that fall silent and
+//     unlisted are pruned, seeds never;
 //   - more than one sentinel is asked (SentinelQuorum) and the answer backed
 //     by the highest config epoch wins, so a lagging sentinel cannot send the
 //     client back to an old master;
@@ -15,17 +17,19 @@
 //     connection error, READONLY/LOADING/MASTERDOWN reply or +switch-master
 //     event invalidates) and verified with ROLE (INFO replication fallback);
 //   - when the master address changes the whole pool is flushed: idle
-//     connections are closed at once and in-use ones refuse to send another
-//     command to the old node;
+//     connections and connections blocked in a read (PubSub, BLPOP...) are
+//     closed at once and in-use ones refuse to send another command to the
+//     old node;
 //   - retries are bounded, jittered and never resend a write whose execution
 //     is unknown unless RetryAmbiguousWrites is set;
 //   - errors are typed: ErrNoSentinelReachable, ErrMasterNotFound,
 //     ErrSentinelsDisagree, ErrRoleMismatch (all usable with errors.Is);
-//   - +switch-master, +promoted-slave and +selected-slave from several
-//     sentinels wake the resolver; on +selected-slave the client polls ROLE
-//     on the chosen replica and switches the moment it is promoted, which
-//     shortens the window in which the old master acknowledges writes that
-//     will be lost;
+//   - +switch-master and +promoted-slave from several distinct sentinels wake
+//     the resolver; when they name the current master as the old one, the
+//     client stops using it at once (no command issued after the event
+//     reaches it) while the new address is resolved; opt-in
+//     (PromotionWatch), +selected-slave starts ROLE polling of the chosen
+//     replica for an even earlier switch;
 //   - OnMasterChange and StatsOf expose failovers to metrics.
 //
 // Closing the returned *redis.Client releases the sentinel connections and

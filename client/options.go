@@ -62,8 +62,11 @@ type FailoverOptions struct {
 	SentinelDialer DialFunc
 	// SentinelQuorum is how many sentinels must answer a resolution before
 	// the client picks the answer with the highest config epoch (default 2;
-	// 1 means "first responder wins", the classic behaviour). Fewer answers
-	// are accepted when fewer sentinels are reachable.
+	// 1 means "first responder wins", the classic behaviour). That many
+	// sentinels are asked side by side. Fewer answers are accepted when
+	// fewer sentinels are reachable, and one answer is enough when it names
+	// another address with a config epoch above the current master's (a
+	// lagging sentinel cannot produce it).
 	SentinelQuorum int
 	// SentinelPruneAfter is how long a sentinel learnt from SENTINEL
 	// SENTINELS may stay silent (no answer, and not listed by any sentinel
@@ -73,10 +76,11 @@ type FailoverOptions struct {
 	// DisablePubSub turns off the pub/sub subscriptions (the client still
 	// follows failovers through errors, re-resolution and reconciliation).
 	DisablePubSub bool
-	// PubSubSentinels is how many sentinels the client subscribes to for
-	// +switch-master and +promoted-slave hints (default 3). Only the
-	// failover leader publishes +promoted-slave, the earliest sign of a
-	// failover, so subscribing to several sentinels catches it more often.
+	// PubSubSentinels is how many distinct sentinels (seeds or learnt from
+	// SENTINEL SENTINELS) the client subscribes to for +switch-master and
+	// +promoted-slave hints (default 3). Only the failover leader publishes
+	// +promoted-slave, the earliest sign of a failover, so subscribing to
+	// several sentinels catches it more often.
 	PubSubSentinels int
 	// PromotionWatch, when positive, turns on the early switch: on
 	// +selected-slave the client polls ROLE (every 10 ms, for at most

@@ -23,6 +23,10 @@ func (r *resolver) resolveReplicas(ctx context.Context) error {
 		}
 		reps, known, err := r.queryReplicas(ctx, s)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			// Abandoned (hint, shutdown, deadline): says nothing about s.
+			attempts = append(attempts, &SentinelError{Addr: s, Err: err})
+			continue
 		case err != nil:
 			attempts = append(attempts, &SentinelError{Addr: s, Err: err})
 			r.stats.sentinelErrors.Add(1)
@@ -45,6 +49,7 @@ func (r *resolver) resolveReplicas(ctx context.Context) error {
 		for _, ri := range usable {
 			keep[ri.addr] = true
 		}
+		r.answered(s, nil)
 		r.mu.Lock()
 		r.sentinels.toFront(s)
 		r.replicas = usable
