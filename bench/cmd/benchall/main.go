@@ -48,7 +48,7 @@ func main() {
 		}
 		if want["client"] {
 			if root, err := runner.RepoRoot(); err == nil {
-				if s, ok := runner.Client(ctx, root, clientRun, cfg.Runs, out); ok {
+				if s, ok := runner.Client(ctx, root, clientRun, cfg.Runs, []harness.Impl{real, ours}, out); ok {
 					emit(s)
 				}
 			}

@@ -25,11 +25,16 @@ const ClientBenchEnv = "GOSENTINEL_BENCH"
 // logPrefix is what `go test -v` puts before a t.Log line.
 var logPrefix = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: ?`)
 
+// SentinelBinEnv is the variable testutil.StartSentinelCluster reads to
+// choose the sentinel binary of the client benchmark's clusters.
+const SentinelBinEnv = "GOSENTINEL_SENTINEL_BIN"
+
 // Client runs the client benchmark (our client vs go-redis's failover
 // client) with `GOSENTINEL_BENCH=1 go test ./bench/clientbench -run <run> -v`
-// and wraps the Markdown table it prints into a section. It returns
-// ok=false when the package does not exist yet.
-func Client(ctx context.Context, root, run string, runs int, out io.Writer) (harness.Section, bool) {
+// once per available sentinel implementation (GOSENTINEL_SENTINEL_BIN), and
+// wraps the Markdown tables it prints into a section. It returns ok=false
+// when the package does not exist yet.
+func Client(ctx context.Context, root, run string, runs int, impls []harness.Impl, out io.Writer) (harness.Section, bool) {
 	matches, _ := filepath.Glob(filepath.Join(root, ClientBenchDir, "*_test.go"))
 	if len(matches) == 0 {
 		fmt.Fprintf(out, "\n== Client failover ==\n  %s: not present, skipped\n", ClientBenchDir)
@@ -37,24 +42,43 @@ func Client(ctx context.Context, root, run string, runs int, out io.Writer) (har
 	}
 	s := harness.Section{ID: "client", Title: "Client: our client vs go-redis NewFailoverClient", Runs: runs,
 		Measured: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+	args := []string{"test", "./" + ClientBenchDir, "-run", run, "-v", "-count=1", "-timeout", "15m"}
+	s.Notes = append(s.Notes, fmt.Sprintf("Measured by `%s=1 %s=<sentinel> go %s` (package owned by the client; see docs/client.md), once with each sentinel implementation.", ClientBenchEnv, SentinelBinEnv, strings.Join(args, " ")))
+	var md strings.Builder
+	for _, im := range impls {
+		if !im.Available() {
+			fmt.Fprintf(&md, "**Sentinels: %s** — not available (%s).\n\n", im.Name, firstLine(im.Unavailable))
+			continue
+		}
+		table, err := clientOnce(ctx, root, args, runs, im, out)
+		fmt.Fprintf(&md, "**Sentinels: %s**", im.Name)
+		if err != nil {
+			fmt.Fprintf(&md, " — the client benchmark failed (%s); its table, if any, is shown as printed", firstLine(err.Error()))
+		}
+		md.WriteString("\n\n")
+		if table == "" {
+			table = "(no table printed)\n"
+		}
+		md.WriteString(table)
+		md.WriteString("\n")
+	}
+	s.Markdown = md.String()
+	return s, true
+}
+
+func clientOnce(ctx context.Context, root string, args []string, runs int, im harness.Impl, out io.Writer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
-	args := []string{"test", "./" + ClientBenchDir, "-run", run, "-v", "-count=1", "-timeout", "15m"}
 	cmd := exec.CommandContext(ctx, goBin(), args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), ClientBenchEnv+"=1", fmt.Sprintf("GOSENTINEL_BENCH_ROUNDS=%d", runs))
+	cmd.Env = append(os.Environ(), ClientBenchEnv+"=1",
+		fmt.Sprintf("GOSENTINEL_BENCH_ROUNDS=%d", runs), SentinelBinEnv+"="+im.Bin)
 	b, err := cmd.CombinedOutput()
-	fmt.Fprintf(out, "\n== Client failover (go %s) ==\n%s", strings.Join(args, " "), b)
-	s.Notes = append(s.Notes, fmt.Sprintf("Measured by `%s=1 go %s` (package owned by the client; see docs/client.md).", ClientBenchEnv, strings.Join(args, " ")))
-	table := ExtractTable(string(b))
-	switch {
-	case err != nil:
-		s.Notes = append(s.Notes, fmt.Sprintf("The client benchmark failed: %s.", firstLine(err.Error())))
-	case table == "":
-		s.Notes = append(s.Notes, "The client benchmark printed no Markdown table.")
+	fmt.Fprintf(out, "\n== Client failover with %s sentinels (go %s) ==\n%s", im.Name, strings.Join(args, " "), b)
+	if err != nil {
+		return ExtractTable(string(b)), fmt.Errorf("client benchmark with %s: %w", im.Name, err)
 	}
-	s.Markdown = table
-	return s, true
+	return ExtractTable(string(b)), nil
 }
 
 // ExtractTable returns the Markdown table lines ("| ... |") of go test -v
