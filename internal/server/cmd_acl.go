@@ -169,7 +169,7 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 		}
 		c.addValue(resp.Array())
 	case "acl|save", "acl|load":
-		c.addError(errNoACLFile)
+		aclFileCommand(c, cmd.name)
 	case "acl|dryrun":
 		aclDryRun(c, args)
 	case "acl|help":

@@ -42,6 +42,11 @@ type Config struct {
 	// UserRules is the same, already split: {name, rule, rule...}. Prefer
 	// it when the caller has parsed arguments (no re-quoting needed).
 	UserRules [][]string
+	// ACLFile is the "aclfile" directive: users are loaded from it at New
+	// (replacing Requirepass' default user), and ACL LOAD / ACL SAVE work
+	// against it. Setting it together with Users or UserRules is an error,
+	// like in Redis.
+	ACLFile string
 	// RenameCommands applies "rename-command" directives to the top-level
 	// commands: lower-case original name → new name ("" disables the
 	// command). Error messages, ACL rules and COMMAND keep the original

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -18,6 +19,10 @@ import (
 
 // ErrClosed is returned by Start after Close.
 var ErrClosed = errors.New("server: closed")
+
+// ErrUsersAndACLFile is returned by New when both users and an aclfile are
+// configured; the text is Redis' startup message for that case.
+var ErrUsersAndACLFile = errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
 
 // Server is the client-facing listener. Create it with New, then Start.
 type Server struct {
@@ -94,6 +99,14 @@ func New(cfg Config, backend Backend) (*Server, error) {
 			return nil, fmt.Errorf("server: user %q: rule %q: %w", ur[0], bad, err)
 		}
 	}
+	if cfg.ACLFile != "" {
+		if len(cfg.Users) > 0 || len(cfg.UserRules) > 0 {
+			return nil, ErrUsersAndACLFile
+		}
+		if _, err := s.acl.loadACLFile(cfg.ACLFile); err != nil {
+			return nil, fmt.Errorf("server: aclfile: %w", err)
+		}
+	}
 	s.runID = cfg.RunID
 	if s.runID == "" {
 		var b [20]byte
@@ -109,6 +122,22 @@ func New(cfg Config, backend Backend) (*Server, error) {
 // goroutines. Optional addresses ("-" prefix) that cannot be bound are
 // skipped; any other bind error closes what was opened and is returned.
 func (s *Server) Start() error {
+	return s.listen(s.cfg.Port, nil)
+}
+
+// StartTLS is Start for the TLS port (tls-port): it binds every address
+// of Config.Bind on port and serves TLS with cfg there. Clients of both
+// ports share everything (ACL, pub/sub, maxclients).
+func (s *Server) StartTLS(port int, cfg *tls.Config) error {
+	if cfg == nil {
+		return errors.New("server: StartTLS: nil TLS config")
+	}
+	return s.listen(port, cfg)
+}
+
+// listen binds Config.Bind on port (wrapped in TLS when tc is set) and
+// serves the listeners.
+func (s *Server) listen(port int, tc *tls.Config) error {
 	var ls []net.Listener
 	for _, b := range s.cfg.Bind {
 		optional := strings.HasPrefix(b, "-")
@@ -120,7 +149,7 @@ func (s *Server) Start() error {
 		case "::*", "::":
 			network, host = "tcp6", "::"
 		}
-		l, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(s.cfg.Port)))
+		l, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			if optional {
 				s.cfg.Logf("server: skipping optional bind %s: %v", b, err)
@@ -130,6 +159,9 @@ func (s *Server) Start() error {
 				_ = x.Close()
 			}
 			return fmt.Errorf("server: listen %s: %w", b, err)
+		}
+		if tc != nil {
+			l = tls.NewListener(l, tc)
 		}
 		ls = append(ls, l)
 	}
@@ -256,6 +288,10 @@ func (s *Server) clientList() []*client {
 	sortClients(out)
 	return out
 }
+
+// NumClients returns the number of connected clients, as INFO clients
+// shows it in connected_clients (for the metrics).
+func (s *Server) NumClients() int { return s.numClients() }
 
 // numClients returns the number of connected clients.
 func (s *Server) numClients() int {

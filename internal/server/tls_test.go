@@ -60,3 +60,41 @@ func TestServeTLSListener(t *testing.T) {
 		t.Fatalf("CLIENT INFO header %q", line)
 	}
 }
+
+// TestStartTLS: StartTLS binds Config.Bind on its own port; plain and TLS
+// clients share the server and are counted by NumClients.
+func TestStartTLS(t *testing.T) {
+	s, plainAddr, _ := startServer(t, Config{})
+	if err := s.StartTLS(0, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartTLS(0, nil); err == nil {
+		t.Fatal("StartTLS accepted a nil TLS config")
+	}
+	addrs := s.Addrs()
+	if len(addrs) != 2 {
+		t.Fatalf("Addrs = %v, want plain + TLS", addrs)
+	}
+	conn, err := tls.Dial("tcp", addrs[1].String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	tc := &testConn{t: t, conn: conn}
+	tc.send("PING\r\n")
+	tc.expect("+PONG\r\n")
+	pc := dial(t, plainAddr)
+	pc.send("PING\r\n")
+	pc.expect("+PONG\r\n")
+	if n := s.NumClients(); n != 2 {
+		t.Fatalf("NumClients = %d, want 2", n)
+	}
+	_ = conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.NumClients() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("NumClients = %d after a disconnect, want 1", s.NumClients())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
