@@ -77,9 +77,15 @@ func (w *World) injectFault() {
 	case 4:
 		n := len(w.blocked)
 		a, b := w.rng.IntN(n), w.rng.IntN(n)
-		if a != b {
-			w.tracef("fault: one-way loss %s -> %s", w.nodeName(a), w.nodeName(b))
-			w.cut(a, b, 200+w.rng.Int64N(3*o.DownAfter))
+		if a == b {
+			return
+		}
+		d := 200 + w.rng.Int64N(3*o.DownAfter)
+		if w.rng.IntN(2) == 0 {
+			w.tracef("fault: one-way loss %s -> %s for %dms", w.nodeName(a), w.nodeName(b), d)
+			w.cut(a, b, d)
+		} else {
+			w.blockDials(a, b, d, w.rng.IntN(2) == 0)
 		}
 	case 5:
 		if len(w.conns) > 0 {
@@ -206,6 +212,32 @@ func (w *World) cut(a, b int, d int64) {
 	})
 }
 
+// blockDials is a firewall rule: new connections from a to b are dropped
+// for d ms (established ones keep working both ways, unless flush also
+// resets them, like a conntrack flush). Sentinels dial peers and
+// instances; replicas dial their master to sync.
+func (w *World) blockDials(a, b int, d int64, flush bool) {
+	w.tracef("fault: %s cannot open connections to %s for %dms (flush %v)", w.nodeName(a), w.nodeName(b), d, flush)
+	w.noDial[a][b]++
+	w.netDisturbed[a], w.netDisturbed[b] = w.sch.now, w.sch.now
+	if flush {
+		for _, c := range append([]*conn(nil), w.conns...) {
+			if c.owner.node == a && c.target == b {
+				w.resetConn(c)
+			}
+		}
+		if a < len(w.inst) && b < len(w.inst) && w.inst[a].isReplicaOf(w.inst[b].addr) && w.inst[a].linkUp {
+			w.inst[a].linkUp, w.inst[a].downSince = false, w.sch.now
+		}
+	}
+	w.sch.after(d, func() {
+		if w.noDial[a][b] > 0 {
+			w.noDial[a][b]--
+		}
+		w.netDisturbed[a], w.netDisturbed[b] = w.sch.now, w.sch.now
+	})
+}
+
 // crashInstance kills a redis-server: connections reset, state kept only
 // in its config file and dataset.
 func (w *World) crashInstance(in *instance) {
@@ -277,6 +309,7 @@ func (w *World) healAll() {
 		for b := range w.blocked[a] {
 			w.blocked[a][b] = false
 			w.cuts[a][b] = 0
+			w.noDial[a][b] = 0
 		}
 	}
 	w.releaseHeld()

@@ -174,7 +174,7 @@ func (w *World) dial(s *sentinel, e core.Connect) {
 			return
 		}
 		switch {
-		case w.blocked[s.node][c.target] || w.blocked[c.target][s.node]:
+		case w.blocked[s.node][c.target] || w.blocked[c.target][s.node] || w.noDial[s.node][c.target] > 0:
 			// SYN lost: retransmitted until the connect timeout.
 			if w.sch.now-start >= connectTimeout {
 				fail(0, ErrTimeout)

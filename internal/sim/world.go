@@ -28,6 +28,7 @@ type World struct {
 	// blocked[a][b]: packets from node a to node b are held (partition).
 	blocked [][]bool
 	cuts    [][]int // overlapping partitions per direction
+	noDial  [][]int // firewall rules: new connections a→b dropped (counted)
 
 	trace *strings.Builder // nil unless tracing
 	chk   checker
@@ -180,10 +181,12 @@ func newWorld(o Options, trace bool) *World {
 	n := m + o.Sentinels
 	w.blocked = make([][]bool, n)
 	w.cuts = make([][]int, n)
+	w.noDial = make([][]int, n)
 	w.netDisturbed = make([]int64, n)
 	for i := range w.blocked {
 		w.blocked[i] = make([]bool, n)
 		w.cuts[i] = make([]int, n)
+		w.noDial[i] = make([]int, n)
 	}
 	return w
 }
@@ -297,6 +300,8 @@ func (w *World) replTick() {
 			}
 		case !ok:
 			in.syncUntil = 0
+		case in.syncUntil == 0 && w.noDial[in.id][src.id] > 0:
+			// the replica cannot connect to its master: no sync starts
 		case in.syncUntil == 0:
 			in.syncUntil = now + 100 + w.rng.Int64N(400)
 		case now >= in.syncUntil && !src.paused && !src.loading(now):
