@@ -68,8 +68,9 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 		k := mepoch{name, v.FailoverEpoch}
 		if prev, ok := c.leaders[k]; ok && prev != s.id {
 			w.violate("S2", s, "second leader in epoch %d of %s (sentinel %d won it already)", k.epoch, name, prev)
+		} else {
+			c.leaders[k] = s.id // the first leader stays the one S3 accepts
 		}
-		c.leaders[k] = s.id
 		if !v.ForcedFailover {
 			ch.elected = append(ch.elected, name) // votes counted after the step's votes are recorded
 		}
