@@ -28,16 +28,24 @@ func (s *Sentinel) cmdMonitor(id uint64, args []string) {
 		s.respond(id, ErrorValue("ERR Quorum must be 1 or greater."))
 		return
 	}
-	addr := Addr{Host: host}
-	if ip, isIP := parseIP(host); isIP {
-		addr.IP = ip
-	} else if !s.resolveHostnames {
+	// createSentinelRedisInstance: the address first (createSentinelAddr:
+	// port range, then resolution), then the duplicate name.
+	_, isIP := parseIP(host)
+	if !isIP && !s.resolveHostnames {
 		s.respond(id, ErrorValue("ERR Invalid IP address or hostname specified"))
 		return
+	}
+	if port < 0 || port > 65535 {
+		s.respond(id, ErrorValue("ERR Invalid port number."))
+		return
+	}
+	addr := Addr{Host: host, Port: int(port)}
+	if ip, ok := parseIP(host); ok {
+		addr.IP = ip
 	} else if s.resolveIP != nil {
 		ip, ok := s.resolveIP(host)
 		if !ok {
-			s.respond(id, ErrorValue("ERR Invalid IP address or hostname specified"))
+			s.respond(id, ErrorValue("ERR Can't resolve instance hostname."))
 			return
 		}
 		addr.IP = ip
@@ -46,11 +54,6 @@ func (s *Sentinel) cmdMonitor(id uint64, args []string) {
 		s.respond(id, ErrorValue("ERR Duplicate master name."))
 		return
 	}
-	if port < 0 || port > 65535 {
-		s.respond(id, ErrorValue("ERR Invalid port number."))
-		return
-	}
-	addr.Port = int(port)
 	m := s.createMaster(name, addr, int(quorum))
 	s.markDirty()
 	s.event(LevelWarning, "+monitor", m, fmt.Sprintf("%s quorum %d", s.at(m), m.m.quorum))

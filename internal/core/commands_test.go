@@ -28,6 +28,9 @@ func TestCommandReplies(t *testing.T) {
 		{[]string{"SENTINEL", "monitor", "a", "db.example", "1", "1"}, "-ERR Invalid IP address or hostname specified"},
 		{[]string{"SENTINEL", "monitor", "mym", "127.0.0.1", "1", "1"}, "-ERR Duplicate master name."},
 		{[]string{"SENTINEL", "monitor", "a", "127.0.0.1", "70000", "1"}, "-ERR Invalid port number."},
+		// Conformance F1: the port range is checked before the duplicate name.
+		{[]string{"SENTINEL", "monitor", "mym", "127.0.0.1", "70000", "1"}, "-ERR Invalid port number."},
+		{[]string{"SENTINEL", "monitor", "mym", "127.0.0.1", "-5", "1"}, "-ERR Invalid port number."},
 		{[]string{"SENTINEL", "failover", "nope"}, "-ERR No such master with that name"},
 		{[]string{"SENTINEL", "failover", "mym"}, "-NOGOODSLAVE No suitable replica to promote"},
 		{[]string{"SENTINEL", "ckquorum", "mym"}, "+OK 3 usable Sentinels. Quorum and failover authorization can be reached"},

@@ -33,13 +33,13 @@ func hostPort(host string, port int) string {
 	return host + ":" + strconv.Itoa(port)
 }
 
-// addrKey is the key of a replica in its master's dictionary and its name.
-func addrKey(a Addr) string {
-	h := a.IP
-	if h == "" {
-		h = a.Host
-	}
-	return hostPort(h, a.Port)
+// replicaKey is the key of a replica in its master's dictionary and its
+// name, fixed at creation (createSentinelRedisInstance uses
+// announceSentinelAddrAndPort): the hostname when announce-hostnames is on,
+// else the IP. Like sentinel.c, the name does not change when
+// announce-hostnames is switched later.
+func (s *Sentinel) replicaKey(a Addr) string {
+	return hostPort(s.announceHost(a), a.Port)
 }
 
 // resolveAddr turns a host given by the network or a client into an Addr,
@@ -103,7 +103,7 @@ func (s *Sentinel) createMaster(name string, addr Addr, quorum int) *instance {
 }
 
 func (s *Sentinel) createReplica(m *instance, addr Addr) *instance {
-	key := addrKey(addr)
+	key := s.replicaKey(addr)
 	r := s.newInstance(fSlave, key, addr, m)
 	m.m.replicas[key] = r
 	return r

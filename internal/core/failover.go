@@ -331,7 +331,7 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 		}
 		replicas = append(replicas, r.addr)
 		if r.priorityKnown {
-			known[addrKey(r.addr)] = r
+			known[s.replicaKey(r.addr)] = r
 		}
 	}
 	if !addrEqualsHost(m.addr, host, port) {
@@ -342,11 +342,11 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 	m.odownSince = 0
 	m.sdownSince = 0
 	for _, a := range replicas {
-		if _, dup := m.m.replicas[addrKey(a)]; dup {
+		if _, dup := m.m.replicas[s.replicaKey(a)]; dup {
 			continue
 		}
 		r := s.createReplica(m, a)
-		if old, ok := known[addrKey(a)]; ok {
+		if old, ok := known[s.replicaKey(a)]; ok {
 			r.priority, r.priorityKnown = old.priority, true
 		}
 		s.event(LevelNotice, "+slave", r, s.at(r))

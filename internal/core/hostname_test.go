@@ -34,7 +34,7 @@ func TestHostnames(t *testing.T) {
 		t.Fatalf("not resolved: %+v", v.Addr)
 	}
 	resp, _ = request(s, 2, 3, "SENTINEL", "monitor", "x", "nowhere.local", "6379", "1")
-	if got := renderValue(resp[0].Value); got != "-ERR Invalid IP address or hostname specified" {
+	if got := renderValue(resp[0].Value); got != "-ERR Can't resolve instance hostname." {
 		t.Fatalf("unresolvable: %s", got)
 	}
 	// Switching announce-hostnames off shows the IP again.
@@ -64,5 +64,53 @@ func TestHostnameRefusedWithoutResolve(t *testing.T) {
 	s.refreshInfo(m, "role:master\r\nslave0:ip=db.local,port=6380,state=online,offset=1,lag=0\r\n")
 	if len(m.m.replicas) != n {
 		t.Fatalf("hostname replica added")
+	}
+}
+
+// TestReplicaNameUnderAnnounceHostnames is conformance F5 (§3, §20): the
+// replica's name is made at creation with announceSentinelAddrAndPort, so
+// it is hostname:port under announce-hostnames, ip:port otherwise, and it
+// does not change when announce-hostnames is switched afterwards.
+func TestReplicaNameUnderAnnounceHostnames(t *testing.T) {
+	resolve := func(h string) (string, bool) {
+		if h == "localhost" {
+			return "127.0.0.1", true
+		}
+		return "", false
+	}
+	for _, tc := range []struct {
+		announce  bool
+		wantName  string
+		wantEvent string
+	}{
+		{true, "localhost:6380", "slave localhost:6380 localhost 6380 @ h localhost 6379"},
+		{false, "127.0.0.1:6380", "slave 127.0.0.1:6380 127.0.0.1 6380 @ h 127.0.0.1 6379"},
+	} {
+		s, err := New(Config{State: State{MyID: testMyID, ResolveHostnames: true, AnnounceHostnames: tc.announce},
+			ResolveIP: resolve}, rand.New(rand.NewPCG(3, 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		request(s, 0, 1, "SENTINEL", "monitor", "h", "localhost", "6379", "1")
+		m := s.masters["h"]
+		s.out = nil
+		s.refreshInfo(m, "role:master\r\nslave0:ip=localhost,port=6380,state=online,offset=1,lag=0\r\n")
+		if e := effectsOf[Emit](s.out); len(e) != 1 || e[0].Type != "+slave" || e[0].Msg != tc.wantEvent {
+			t.Errorf("announce=%v: events %+v, want +slave %q", tc.announce, e, tc.wantEvent)
+		}
+		s.out = nil
+		for _, flip := range []string{"no", "yes"} {
+			request(s, 2, 2, "SENTINEL", "config", "set", "announce-hostnames", flip)
+			resp, _ := request(s, 3, 3, "SENTINEL", "replicas", "h")
+			got := renderValue(resp[0].Value)
+			if !strings.Contains(got, `"name" "`+tc.wantName+`"`) {
+				t.Errorf("announce=%v then %s: replicas %s, want name %s", tc.announce, flip, got, tc.wantName)
+			}
+		}
+		// A second INFO naming the same replica by IP does not duplicate it.
+		s.refreshInfo(m, "role:master\r\nslave0:ip=127.0.0.1,port=6380,state=online,offset=1,lag=0\r\n")
+		if n := len(m.m.replicas); n != 1 {
+			t.Errorf("announce=%v: %d replicas, want 1", tc.announce, n)
+		}
 	}
 }

@@ -166,7 +166,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 			if !ok {
 				continue
 			}
-			if _, dup := i.m.replicas[addrKey(a)]; dup {
+			if _, dup := i.m.replicas[s.replicaKey(a)]; dup {
 				continue
 			}
 			rep := s.createReplica(i, a)

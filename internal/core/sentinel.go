@@ -176,7 +176,7 @@ func (s *Sentinel) loadMaster(mc *MasterConfig) error {
 	}
 	for _, ra := range mc.KnownReplicas {
 		a := s.normAddr(ra)
-		if _, ok := ms.replicas[addrKey(a)]; ok || a.Port <= 0 || a.Port > 65535 {
+		if _, ok := ms.replicas[s.replicaKey(a)]; ok || a.Port <= 0 || a.Port > 65535 {
 			continue
 		}
 		s.createReplica(m, a)
