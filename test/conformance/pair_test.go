@@ -108,6 +108,13 @@ func startSide(t *testing.T, sp spec, name, bin string) *side {
 	} else {
 		s.proc = testutil.StartSentinelConf(t, bin, s.conf, s.port, filepath.Join(s.dir, "sentinel.log"))
 	}
+	// Tools treat any stderr output as a crash (§22): checked for every
+	// sentinel of every test, before t.Cleanup kills it.
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(s.proc.StderrPath()); err != nil || len(b) != 0 {
+			t.Errorf("%s: stderr not empty: %q %v", s.name, b, err)
+		}
+	})
 	s.ports[strconv.Itoa(s.port)] = "<sentinel-port>"
 	s.ports[strconv.Itoa(s.top.Master.Port)] = "<master-port>"
 	for i, r := range s.top.Replicas {

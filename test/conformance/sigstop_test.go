@@ -11,7 +11,7 @@ import (
 // events after SIGCONT until the old master is converted to a replica.
 func autoFailoverEvents(t *testing.T, s *side) (failover, resumed []event) {
 	t.Helper()
-	sb := subscribe(t, s, 2)
+	sb := subscribe(t, s, 3) // RESP3 push messages (the forced failover test uses RESP2)
 	s.waitFreshInfo(t, 600)
 	s.top.Master.Stop()
 	failover = sb.until(t, 30*time.Second, func(e event) bool { return e.typ == "+switch-master" })
