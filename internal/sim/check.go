@@ -23,6 +23,9 @@ type checker struct {
 	// designates. Every sentinel adopting an address at config epoch E
 	// must adopt the same one.
 	epochAddr map[mepoch]core.Addr
+
+	inflight map[replyKey]downReply // S5: IS-MASTER-DOWN-BY-ADDR answers in flight
+	heard    map[downKey]downSeen   // S5: the last answer each asker processed
 }
 
 // mepoch is an epoch of one master.
@@ -163,6 +166,7 @@ func (c *checker) crashed(w *World, s *sentinel) {
 			delete(c.votes, k)
 		}
 	}
+	c.forgetHeard(s)
 	s.chk.fromDisk(s.disk, w.masters)
 }
 

@@ -32,10 +32,12 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 	case "-tilt":
 		ch.tilt = false
 	case "+odown":
-		ch.mc(masterOf(e.Msg)).odown = true
+		name := masterOf(e.Msg)
+		ch.mc(name).odown = true
 		if n, q, ok := parseQuorum(e.Msg); ok && (n < q || q != c.opt.Quorum) {
 			w.violate("S5", s, "+odown with %d/%d votes, quorum is %d", n, q, c.opt.Quorum)
 		}
+		c.odownTruth(w, s, name, now)
 	case "-odown":
 		ch.mc(masterOf(e.Msg)).odown = false
 	case "+try-failover":

@@ -111,6 +111,7 @@ func (w *World) injectFault() {
 		}
 		w.tracef("fault: sentinel %d clock jumps %+dms", s.id, d)
 		s.clockOff += d
+		s.lastJump = w.sch.now
 		w.netDisturbed[s.node] = w.sch.now
 	case 8:
 		s := w.sent[w.rng.IntN(len(w.sent))]

@@ -34,6 +34,7 @@ type sentinel struct {
 	stallTo  int64        // process stalled (timer late) until this time
 	inbox    []core.Event // events that arrived during a stall
 	clockOff int64        // local clock = virtual time + clockOff
+	lastJump int64        // virtual time of the last clock jump (S5 truth check skips it)
 	lastTick int64        // local time of the last Tick
 
 	startedAt int64         // virtual time of the last start
@@ -146,8 +147,11 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		s.lastTick = now
 	}
 	w.steps++
-	if lc, ok := ev.(core.LinkClosed); ok {
-		s.dead[lc.Conn] = true
+	switch e := ev.(type) {
+	case core.LinkClosed:
+		s.dead[e.Conn] = true
+	case core.Reply:
+		w.chk.heardReply(s, e, now)
 	}
 	effects := s.core.Step(now, ev)
 	if w.trace != nil {
@@ -196,6 +200,7 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 				w.tracef("s%d answers SENTINEL FAILOVER: %s", s.id, describeValue(v))
 				return
 			}
+			w.chk.noteDownReply(w, s, r, e.Value)
 			r.s.done, r.s.val = true, e.Value
 			w.flushSlots(r.c)
 		}
