@@ -40,11 +40,16 @@ func TestFailoverSmoke(t *testing.T) {
 		}
 		prev = st.v
 	}
-	// down-after is 1000 ms: +sdown cannot come earlier.
-	if s.Sdown < 1000 {
-		t.Errorf("+sdown after %v ms, before down-after (1000 ms)", s.Sdown)
-	}
+	// +sdown may come before down-after has passed since the kill: with the
+	// link down, Sentinel counts from the last valid PING reply, which
+	// predates the kill. Only ordering and the agreement window are checked.
 	if math.IsNaN(s.Agree) {
-		t.Errorf("sentinels never agreed on the new master")
+		t.Fatalf("sentinels never agreed on the new master")
+	}
+	// Every sentinel has switched its address by the time it publishes
+	// +switch-master, and the leader switches at promotion: agreement lies
+	// between the two (plus poll resolution and slack for a loaded machine).
+	if s.Agree < s.Promoted || s.Agree > s.SwitchAll+250 {
+		t.Errorf("all agree at %v ms, want within [%v, %v+250] ms", s.Agree, s.Promoted, s.SwitchAll)
 	}
 }
