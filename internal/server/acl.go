@@ -26,6 +26,7 @@ type user struct {
 	name        string
 	enabled     bool
 	nopass      bool
+	sanitize    string   // "", "sanitize-payload" (set by reset) or "skip-sanitize-payload"
 	passwords   []string // sha256 hex digests, insertion order
 	allKeys     bool
 	keys        []string // "~pattern" style rules as given
@@ -140,11 +141,14 @@ func (a *acl) applyOne(u *user, r string) error {
 		a.setAll(u, false)
 		return nil
 	case "reset":
-		for _, x := range []string{"resetpass", "resetkeys", "resetchannels", "off", "-@all"} {
+		for _, x := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"} {
 			_ = a.applyOne(u, x)
 		}
 		return nil
-	case "clearselectors", "sanitize-payload", "skip-sanitize-payload":
+	case "sanitize-payload", "skip-sanitize-payload":
+		u.sanitize = lr
+		return nil
+	case "clearselectors":
 		return nil
 	}
 	if r == "" {
@@ -374,6 +378,10 @@ func (u *user) describe() string {
 	if u.nopass {
 		b.WriteString(" nopass")
 	}
+	if u.sanitize != "" {
+		b.WriteString(" ")
+		b.WriteString(u.sanitize)
+	}
 	for _, p := range u.passwords {
 		b.WriteString(" #")
 		b.WriteString(p)
@@ -430,6 +438,9 @@ func (u *user) flags() []string {
 	}
 	if u.nopass {
 		f = append(f, "nopass")
+	}
+	if u.sanitize != "" {
+		f = append(f, u.sanitize)
 	}
 	return f
 }

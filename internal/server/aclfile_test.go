@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,43 @@ func TestACLSaveLoadWithoutFile(t *testing.T) {
 	c := dial(t, addr)
 	c.send("ACL SAVE\r\nACL LOAD\r\n")
 	c.expect("-" + errNoACLFile + "\r\n-" + errNoACLFile + "\r\n")
+}
+
+// TestConfigDefaultUserReset: a "user default ..." directive starts from a
+// reset user, like ACLLoadConfiguredUsers (checked against redis-sentinel
+// 7.0.15: "user default off" lists as "user default off sanitize-payload
+// resetchannels -@all").
+func TestConfigDefaultUserReset(t *testing.T) {
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Users: []string{"default off"}}, "user default off sanitize-payload resetchannels -@all"},
+		{Config{UserRules: [][]string{{"default", "off"}}}, "user default off sanitize-payload resetchannels -@all"},
+		{Config{UserRules: [][]string{{"default", "on", "nopass", "~*", "&*", "+@all"}}}, "user default on nopass sanitize-payload ~* &* +@all"},
+		{Config{UserRules: [][]string{{"bob", "on", "+ping"}}}, "user bob on resetchannels -@all +ping"},
+		{Config{}, "user default on nopass ~* &* +@all"},
+	}
+	for _, tc := range tests {
+		s, err := New(tc.cfg, newFakeBackend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.ACLUsers()
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("%+v: ACL LIST %q, want it to contain %q", tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// TestAuthWithDefaultOff: with "user default off" (reset: -@all) AUTH and
+// HELLO still run, like in Redis.
+func TestAuthWithDefaultOff(t *testing.T) {
+	_, addr, _ := startServer(t, Config{UserRules: [][]string{{"default", "off"}, {"adm", "on", ">pw", "+@all"}}})
+	c := dial(t, addr)
+	c.send("PING\r\nAUTH adm pw\r\nPING\r\n")
+	c.expect("-NOAUTH Authentication required.\r\n+OK\r\n+PONG\r\n")
+	h := dial(t, addr)
+	h.send("HELLO 2 AUTH adm pw\r\n")
+	h.expect("*12\r\n") // HELLO map of 6 fields
 }

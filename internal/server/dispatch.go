@@ -131,7 +131,10 @@ func (c *client) exec(args [][]byte) {
 		c.addError("NOAUTH Authentication required.")
 		return
 	}
-	if !allowed {
+	// Like ACLSelectorCheckCmd, no-auth commands (AUTH, HELLO) pass the
+	// command check whatever the user's rules ("user default off" is
+	// -@all, and AUTH must still work).
+	if !allowed && !top.noAuth {
 		c.addError("NOPERM this user has no permissions to run the '" + cmd.name + "' command")
 		return
 	}
@@ -176,12 +179,24 @@ func copyArgs(args [][]byte) [][]byte {
 	return out
 }
 
+// backendArgs copies args for the backend. A command called by its
+// rename-command name reaches the backend under its original name, so the
+// backend never needs to know the renames.
+func backendArgs(cmd *command, args [][]byte) [][]byte {
+	out := copyArgs(args)
+	top, _, _ := strings.Cut(cmd.name, "|")
+	if !strings.EqualFold(string(out[0]), top) {
+		out[0] = []byte(strings.ToUpper(top))
+	}
+	return out
+}
+
 // cmdForward sends SENTINEL and ROLE to the backend.
-func cmdForward(c *client, _ *command, args [][]byte) {
-	c.addValue(c.s.backend.Command(c.ctx, c.info(), copyArgs(args)))
+func cmdForward(c *client, cmd *command, args [][]byte) {
+	c.addValue(c.s.backend.Command(c.ctx, c.info(), backendArgs(cmd, args)))
 }
 
 // cmdPublish forwards PUBLISH (hello messages from other sentinels).
-func cmdPublish(c *client, _ *command, args [][]byte) {
-	c.addValue(c.s.backend.Command(c.ctx, c.info(), copyArgs(args)))
+func cmdPublish(c *client, cmd *command, args [][]byte) {
+	c.addValue(c.s.backend.Command(c.ctx, c.info(), backendArgs(cmd, args)))
 }

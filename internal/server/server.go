@@ -87,7 +87,7 @@ func New(cfg Config, backend Backend) (*Server, error) {
 		for i, a := range args[1:] {
 			rules[i] = string(a)
 		}
-		if bad, err := s.acl.setUser(string(args[0]), rules); err != nil {
+		if bad, err := s.acl.setUser(string(args[0]), configUserRules(string(args[0]), rules)); err != nil {
 			return nil, fmt.Errorf("server: user %q: rule %q: %w", args[0], bad, err)
 		}
 	}
@@ -95,7 +95,7 @@ func New(cfg Config, backend Backend) (*Server, error) {
 		if len(ur) == 0 {
 			return nil, errors.New("server: empty user rule list")
 		}
-		if bad, err := s.acl.setUser(ur[0], ur[1:]); err != nil {
+		if bad, err := s.acl.setUser(ur[0], configUserRules(ur[0], ur[1:])); err != nil {
 			return nil, fmt.Errorf("server: user %q: rule %q: %w", ur[0], bad, err)
 		}
 	}
@@ -116,6 +116,16 @@ func New(cfg Config, backend Backend) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.ps.init()
 	return s, nil
+}
+
+// configUserRules returns the rules of a "user" directive as Redis'
+// ACLLoadConfiguredUsers applies them: the default user is reset first
+// ("user default off" leaves "off sanitize-payload resetchannels -@all").
+func configUserRules(name string, rules []string) []string {
+	if name != "default" {
+		return rules
+	}
+	return append([]string{"reset"}, rules...)
 }
 
 // Start binds every address of Config.Bind and serves them in background
