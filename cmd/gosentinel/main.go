@@ -116,12 +116,21 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 	exe, _ := os.Executable()
 	mx := newMetricsSetup(extra.metricsAddr)
 	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer()})
-	if err != nil {
+	var se *runtime.StartupError
+	switch {
+	case errors.As(err, &se):
+		logger.Log(ctx, runtime.LevelWarning, se.Msg)
+		return 1
+	case err != nil:
 		logger.Log(ctx, runtime.LevelWarning, err.Error())
 		return 1
 	}
 	if err := rt.Start(); err != nil {
-		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Failed listening on port %d (tcp), aborting: %v", cfg.Server.Port, err))
+		if errors.Is(err, runtime.ErrNoListener) {
+			logger.Log(ctx, runtime.LevelWarning, err.Error())
+		} else {
+			logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Failed listening on port %d (tcp), aborting: %v", cfg.Server.Port, err))
+		}
 		return 1
 	}
 	stopMetrics, err := mx.start(rt, logger)

@@ -128,22 +128,26 @@ func applyState(c *config.Config, st core.State) {
 	seen := make(map[string]bool)
 	for _, old := range s.Masters {
 		if m, ok := byName[old.Name]; ok {
-			out = append(out, configMaster(m))
+			out = append(out, configMaster(m, st.AnnounceHostnames))
 			seen[old.Name] = true
 		}
 	}
 	for _, m := range st.Masters {
 		if !seen[m.Name] {
-			out = append(out, configMaster(m))
+			out = append(out, configMaster(m, st.AnnounceHostnames))
 		}
 	}
 	s.Masters = out
 }
 
-func configMaster(m core.MasterConfig) *config.Master {
+// configMaster converts a master's persisted state. Addresses are written
+// like rewriteConfigSentinelOption's announceSentinelAddr: the hostname
+// when announce-hostnames is on, else the resolved IP (the name when it
+// never resolved).
+func configMaster(m core.MasterConfig, announceHostnames bool) *config.Master {
 	cm := &config.Master{
 		Name:                        m.Name,
-		Host:                        m.Addr.Host,
+		Host:                        announceAddr(m.Addr, announceHostnames),
 		Port:                        m.Addr.Port,
 		Quorum:                      m.Quorum,
 		DownAfterMillis:             m.DownAfter,
@@ -170,12 +174,20 @@ func configMaster(m core.MasterConfig) *config.Master {
 		cm.RenameCommands = append(cm.RenameCommands, config.Rename{Old: r.From, New: r.To})
 	}
 	for _, r := range m.KnownReplicas {
-		cm.KnownReplicas = append(cm.KnownReplicas, config.Addr{Host: r.Host, Port: r.Port})
+		cm.KnownReplicas = append(cm.KnownReplicas, config.Addr{Host: announceAddr(r, announceHostnames), Port: r.Port})
 	}
 	for _, p := range m.KnownSentinels {
-		cm.KnownSentinels = append(cm.KnownSentinels, config.Peer{Host: p.Addr.Host, Port: p.Addr.Port, RunID: p.RunID})
+		cm.KnownSentinels = append(cm.KnownSentinels, config.Peer{Host: announceAddr(p.Addr, announceHostnames), Port: p.Addr.Port, RunID: p.RunID})
 	}
 	return cm
+}
+
+// announceAddr is Redis' announceSentinelAddr for the config rewrite.
+func announceAddr(a core.Addr, announceHostnames bool) string {
+	if announceHostnames || a.IP == "" {
+		return a.Host
+	}
+	return a.IP
 }
 
 // respValue converts a core reply into a RESP value.

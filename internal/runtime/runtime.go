@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,30 +153,10 @@ func New(opts Options) (*Runtime, error) {
 	srv, err := server.New(serverConfig(opts, r.log), r)
 	if err != nil {
 		r.links.Shutdown()
-		return nil, fmt.Errorf("runtime: %w", err)
+		return nil, startupError(err)
 	}
 	r.srv = srv
 	return r, nil
-}
-
-func serverConfig(opts Options, log *slog.Logger) server.Config {
-	s := opts.Config.Server
-	sc := server.Config{
-		Bind:        s.Bind,
-		Port:        s.Port,
-		Requirepass: s.RequirePass,
-		MaxClients:  s.MaxClients,
-		Timeout:     time.Duration(s.Timeout) * time.Second,
-		ConfigFile:  opts.ConfigPath,
-		Executable:  opts.Executable,
-		Logf: func(format string, args ...any) {
-			log.Log(context.Background(), LevelVerbose, fmt.Sprintf(format, args...))
-		},
-	}
-	for _, u := range s.Users {
-		sc.Users = append(sc.Users, strings.Join(append([]string{u.Name}, u.Rules...), " "))
-	}
-	return sc
 }
 
 // MyID returns the sentinel's run id.
@@ -190,8 +168,5 @@ func (r *Runtime) Addrs() []net.Addr { return r.srv.Addrs() }
 // Start binds the client-facing port. Run calls it if it was not called;
 // calling it first lets the caller report bind errors before running.
 func (r *Runtime) Start() error {
-	if err := r.srv.Start(); err != nil {
-		return fmt.Errorf("runtime: %w", err)
-	}
-	return nil
+	return r.listen()
 }
