@@ -1,0 +1,36 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/gosentinel/gosentinel/internal/config"
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// TestApplyStateAnnounceHostnames: the rewrite writes hostnames only with
+// announce-hostnames yes, else the resolved IP (F6); a name that never
+// resolved is written as is.
+func TestApplyStateAnnounceHostnames(t *testing.T) {
+	m := core.MasterConfig{
+		Name: "mym", Quorum: 1,
+		Addr:           core.Addr{Host: "localhost", IP: "127.0.0.1", Port: 6379},
+		KnownReplicas:  []core.Addr{{Host: "localhost", IP: "127.0.0.1", Port: 6380}, {Host: "nowhere.invalid", Port: 6381}},
+		KnownSentinels: []core.KnownSentinel{{Addr: core.Addr{Host: "localhost", IP: "127.0.0.1", Port: 26380}, RunID: "x"}},
+	}
+	tests := []struct {
+		announce bool
+		want     [4]string // master, replica 1, replica 2, sentinel
+	}{
+		{false, [4]string{"127.0.0.1", "127.0.0.1", "nowhere.invalid", "127.0.0.1"}},
+		{true, [4]string{"localhost", "localhost", "nowhere.invalid", "localhost"}},
+	}
+	for _, tc := range tests {
+		c := &config.Config{}
+		applyState(c, core.State{AnnounceHostnames: tc.announce, ResolveHostnames: true, Masters: []core.MasterConfig{m}})
+		cm := c.Sentinel.Masters[0]
+		got := [4]string{cm.Host, cm.KnownReplicas[0].Host, cm.KnownReplicas[1].Host, cm.KnownSentinels[0].Host}
+		if got != tc.want {
+			t.Errorf("announce-hostnames %v: %v, want %v", tc.announce, got, tc.want)
+		}
+	}
+}
