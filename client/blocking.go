@@ -28,22 +28,20 @@ func commandMode(b []byte) connMode {
 	if !ok || len(name) == 0 {
 		return modeNormal
 	}
-	switch name[0] | 0x20 { // quick reject on the first letter
-	case 'b', 'w', 'x', 's', 'p', 'm':
-	default:
-		return modeNormal
+	if len(name) < 4 || len(name) > len("xreadgroup") {
+		return modeNormal // covers GET, SET and most of the hot path
 	}
-	for _, n := range streamCommands {
-		if bytes.EqualFold(name, n) {
-			return modeStream
-		}
+	var buf [10]byte
+	lower := buf[:len(name)]
+	for i, c := range name {
+		lower[i] = c | 0x20 // ASCII letters only matter; others cannot match
 	}
-	for _, n := range blockingCommands {
-		if bytes.EqualFold(name, n) {
-			return modeBlocked
-		}
-	}
-	if bytes.EqualFold(name, []byte("xread")) || bytes.EqualFold(name, []byte("xreadgroup")) {
+	switch string(lower) { // no allocation: the conversion is only compared
+	case "subscribe", "psubscribe", "ssubscribe", "monitor":
+		return modeStream
+	case "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "wait", "waitaof":
+		return modeBlocked
+	case "xread", "xreadgroup":
 		for {
 			a, ok := args.next()
 			if !ok {
@@ -56,12 +54,6 @@ func commandMode(b []byte) connMode {
 	}
 	return modeNormal
 }
-
-var (
-	streamCommands   = [][]byte{[]byte("subscribe"), []byte("psubscribe"), []byte("ssubscribe"), []byte("monitor")}
-	blockingCommands = [][]byte{[]byte("blpop"), []byte("brpop"), []byte("brpoplpush"), []byte("blmove"),
-		[]byte("blmpop"), []byte("bzpopmin"), []byte("bzpopmax"), []byte("bzmpop"), []byte("wait"), []byte("waitaof")}
-)
 
 // respArgs walks the bulk strings of one RESP array in a buffer.
 type respArgs struct {

@@ -43,3 +43,24 @@ func FuzzCommandMode(f *testing.F) {
 	f.Add([]byte("*1\r\n$4\r\nwait\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { _ = commandMode(b) })
 }
+
+// BenchmarkCommandMode is the per-write cost the blocked-reader detection
+// adds to every command.
+func BenchmarkCommandMode(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		buf  []byte
+	}{
+		{"GET", appendCommand(nil, "get", "bench:key")},
+		{"SET", appendCommand(nil, "set", "bench:key", "value")},
+		{"BLPOP", appendCommand(nil, "blpop", "q", "0")},
+		{"XREAD BLOCK", appendCommand(nil, "xread", "count", "10", "block", "0", "streams", "s", "$")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = commandMode(bc.buf)
+			}
+		})
+	}
+}

@@ -96,9 +96,12 @@ type result struct {
 	misplaced int           // writes issued after the event, acknowledged, and not on the final master
 	lastLost  time.Duration // event → last acknowledged write that is not on the final master
 	checked   int           // acknowledged writes issued after the event
+	// afterSwitch counts the misplaced writes issued after the first
+	// +switch-master (from any sentinel) reached the benchmark.
+	afterSwitch int
 }
 
-func (w *writer) result(event time.Time, master string) (result, error) {
+func (w *writer) result(event, switched time.Time, master string) (result, error) {
 	m := redis.NewClient(&redis.Options{Addr: master})
 	defer m.Close()
 	w.mu.Lock()
@@ -120,6 +123,9 @@ func (w *writer) result(event time.Time, master string) (result, error) {
 			return r, fmt.Errorf("check %s on %s: %w", k, master, err)
 		}
 		if n == 0 {
+			if !switched.IsZero() && w.issued[k].After(switched) {
+				r.afterSwitch++
+			}
 			r.misplaced++
 			r.lastLost = max(r.lastLost, at.Sub(event))
 		}
@@ -195,17 +201,17 @@ func TestFailoverCompare(t *testing.T) {
 			rs := runRound(t, sc)
 			for name, r := range rs {
 				results[sc.name][name] = append(results[sc.name][name], r)
-				t.Logf("%s round %d %s: recovery %v failed %d misplaced %d of %d (last %v after the event)", sc.name, round+1, name, r.recovery, r.failed, r.misplaced, r.checked, r.lastLost)
+				t.Logf("%s round %d %s: recovery %v failed %d misplaced %d of %d (last %v after the event, %d issued after +switch-master)", sc.name, round+1, name, r.recovery, r.failed, r.misplaced, r.checked, r.lastLost, r.afterSwitch)
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | rounds |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | of them issued after the first +switch-master (median / max) | rounds |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarios {
 		for _, ct := range contenders {
 			rs := results[sc.name][ct.name]
-			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %v | %d |\n", sc.name, ct.name,
+			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %v | %d / %d | %d |\n", sc.name, ct.name,
 				median(rs, func(r result) float64 { return float64(r.recovery) }, func(f float64) string {
 					return time.Duration(f).Round(time.Millisecond).String()
 				}),
@@ -213,14 +219,19 @@ func TestFailoverCompare(t *testing.T) {
 				int(medianF(rs, func(r result) float64 { return float64(r.misplaced) })),
 				maxMisplaced(rs),
 				time.Duration(medianF(rs, func(r result) float64 { return float64(r.lastLost) })).Round(time.Millisecond),
+				int(medianF(rs, func(r result) float64 { return float64(r.afterSwitch) })),
+				maxOf(rs, func(r result) int { return r.afterSwitch }),
 				len(rs))
 		}
 	}
 	t.Log(b.String())
 	for _, sc := range scenarios {
 		ours := results[sc.name][contenders[0].name]
-		theirs := results[sc.name][contenders[1].name]
+		theirs := results[sc.name][contenders[len(contenders)-1].name] // go-redis
 		lost := func(r result) float64 { return float64(r.misplaced) }
+		if maxOf(ours, func(r result) int { return r.afterSwitch }) > 5 {
+			t.Errorf("%s: our client had writes acknowledged by the old master after +switch-master", sc.name)
+		}
 		if sc.noLoss && maxMisplaced(ours) != 0 {
 			t.Errorf("%s: our client acknowledged writes that are not on the final master", sc.name)
 		}
@@ -248,6 +259,7 @@ func runRound(t *testing.T, sc scenario) map[string]result {
 		testutil.WaitFor(t, 10*time.Second, "writes before the event", func() bool { return w.count() > 100 })
 	}
 	oldMaster := c.Top.Master.Addr()
+	sw := watchSwitch(t, c.SentinelAddrs())
 	event := sc.act(t, c)
 	for _, w := range ws {
 		testutil.WaitFor(t, 60*time.Second, "a write acknowledged after the event", func() bool {
@@ -273,7 +285,7 @@ func runRound(t *testing.T, sc scenario) map[string]result {
 	out := map[string]result{}
 	for i, w := range ws {
 		w.halt()
-		r, err := w.result(event, master)
+		r, err := w.result(event, sw.at(), master)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,10 +313,62 @@ func median(rs []result, f func(result) float64, format func(float64) string) st
 	return format(medianF(rs, f))
 }
 
+func maxOf(rs []result, f func(result) int) int {
+	m := 0
+	for _, r := range rs {
+		m = max(m, f(r))
+	}
+	return m
+}
+
 func maxMisplaced(rs []result) int {
 	m := 0
 	for _, r := range rs {
 		m = max(m, r.misplaced)
 	}
 	return m
+}
+
+// switchWatch records when the first +switch-master arrived from any
+// sentinel.
+type switchWatch struct {
+	mu    sync.Mutex
+	first time.Time
+}
+
+func watchSwitch(t *testing.T, sentinels []string) *switchWatch {
+	t.Helper()
+	sw := &switchWatch{}
+	ctx := context.Background()
+	for _, s := range sentinels {
+		sc := redis.NewClient(&redis.Options{Addr: s, MaxRetries: -1, Protocol: 2})
+		ps := sc.Subscribe(ctx, "+switch-master")
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatalf("subscribe +switch-master on %s: %v", s, err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range ps.Channel() {
+				now := time.Now()
+				sw.mu.Lock()
+				if sw.first.IsZero() {
+					sw.first = now
+				}
+				sw.mu.Unlock()
+			}
+		}()
+		t.Cleanup(func() {
+			ps.Close()
+			<-done
+			sc.Close()
+		})
+	}
+	return sw
+}
+
+func (sw *switchWatch) at() time.Time {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.first
 }
