@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,5 +102,54 @@ func TestMarkdownMixedNotes(t *testing.T) {
 	}
 	if strings.Contains(md, "no figure is reported") {
 		t.Errorf("a per-figure note was lifted above the table:\n%s", md)
+	}
+}
+
+func TestMarkdownSummary(t *testing.T) {
+	head := NewFigure("SIGKILL → first +switch-master", "ms", true, []float64{2295}, "", []float64{1219}, "")
+	head.Headline = true
+	other := NewFigure("SIGKILL → +sdown", "ms", true, []float64{1065}, "", []float64{1035}, "")
+	gone := NewFigure("-c 50", "req/s", false, []float64{50000}, "", nil, "not available (build failed)")
+	gone.Headline = true
+	r := Report{Sections: []Section{
+		{ID: "throughput", Title: "T", Figures: []Figure{gone}},
+		{ID: "failover", Title: "F", Figures: []Figure{head, other}},
+	}}
+	md := r.Markdown()
+	sum := md[:strings.Index(md, "### F")]
+	for _, want := range []string{
+		"### Summary",
+		"| SIGKILL → first +switch-master (ms) | 2295 | 1219 | 0.53 |",
+		"| -c 50 (req/s) | 50000 | not available | — |",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "+sdown") {
+		t.Errorf("a non-headline figure is in the summary:\n%s", sum)
+	}
+	if strings.Index(sum, "first +switch-master") > strings.Index(sum, "-c 50") {
+		t.Errorf("summary rows not in section order:\n%s", sum)
+	}
+	if strings.Contains(Report{}.Markdown(), "Summary") {
+		t.Errorf("empty report has a summary")
+	}
+}
+
+func TestRenderMarkdown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := SaveSection(path, Section{ID: "storm", Title: "Storm", Figures: []Figure{NewFigure("x", "ms", true, []float64{1}, "", nil, "n/a")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(MarkdownPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderMarkdown(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(MarkdownPath(path))
+	if err != nil || !strings.Contains(string(b), "### Storm") {
+		t.Errorf("rendered markdown = %q, %v", b, err)
 	}
 }

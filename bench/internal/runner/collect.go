@@ -19,6 +19,7 @@ type FigureDef struct {
 	Label       string
 	Unit        string
 	LowerBetter bool
+	Headline    bool // repeated in the summary table
 }
 
 // Collector gathers per-run values of a section's figures for both
@@ -112,8 +113,10 @@ func (c *Collector) Section(id, title string, runs int, notes []string) harness.
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: gave up %d time(s) after %d failed runs in a row.", name, n, MaxConsecutiveFailures))
 	}
 	for _, d := range c.defs {
-		s.Figures = append(s.Figures, harness.NewFigure(d.Label, d.Unit, d.LowerBetter,
-			c.vals[c.Real.Name][d.Key], note(c.Real), c.vals[c.Ours.Name][d.Key], note(c.Ours)))
+		f := harness.NewFigure(d.Label, d.Unit, d.LowerBetter,
+			c.vals[c.Real.Name][d.Key], note(c.Real), c.vals[c.Ours.Name][d.Key], note(c.Ours))
+		f.Headline = d.Headline
+		s.Figures = append(s.Figures, f)
 	}
 	PrintSection(c.out, s)
 	return s

@@ -18,12 +18,15 @@ func Failover(cfg Config, real, ours harness.Impl, out io.Writer) harness.Sectio
 		for _, d := range cfg.DownAfter {
 			pre := fmt.Sprintf("%s, down-after %d: fault →", fault, d)
 			key := fmt.Sprintf("%s-%d-", fault, d)
-			for _, m := range []struct{ k, l string }{
-				{"sdown", "+sdown"}, {"odown", "+odown"}, {"promoted", "+promoted-slave"},
-				{"switch", "first +switch-master"}, {"switchall", "+switch-master on all"},
-				{"agree", "all agree (GET-MASTER-ADDR)"},
+			for _, m := range []struct {
+				k, l     string
+				headline bool
+			}{
+				{"sdown", "+sdown", false}, {"odown", "+odown", false}, {"promoted", "+promoted-slave", false},
+				{"switch", "first +switch-master", true}, {"switchall", "+switch-master on all", false},
+				{"agree", "all agree (GET-MASTER-ADDR)", false},
 			} {
-				c.Define(FigureDef{Key: key + m.k, Label: pre + " " + m.l, Unit: "ms", LowerBetter: true})
+				c.Define(FigureDef{Key: key + m.k, Label: pre + " " + m.l, Unit: "ms", LowerBetter: true, Headline: m.headline})
 			}
 			c.Alternate(cfg.Runs, func(run int, impl harness.Impl) {
 				env := harness.NewEnv(nil)

@@ -21,6 +21,7 @@ type Config struct {
 	RealBin     string
 	Out         string
 	Note        string
+	Render      bool
 	downAfter   string
 }
 
@@ -32,6 +33,7 @@ func (c *Config) Register(fs *flag.FlagSet, defaultRuns int) {
 	fs.StringVar(&c.RealBin, "real-bin", "redis-sentinel", "the reference redis-sentinel binary")
 	fs.StringVar(&c.Out, "out", "bench/results/latest.json", "JSON results file (merged by section); a .md table is written next to it")
 	fs.StringVar(&c.Note, "note", "", "note added to the results of this run (e.g. machine load)")
+	fs.BoolVar(&c.Render, "render", false, "only rewrite the .md next to -out from the JSON; measure nothing")
 }
 
 // ErrBadFlag is returned for an invalid flag value.

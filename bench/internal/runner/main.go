@@ -40,6 +40,9 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", ErrBadFlag, fs.Args())
 	}
+	if cfg.Render {
+		return harness.RenderMarkdown(cfg.Out)
+	}
 	// No signal handling: on Ctrl-C the command dies and the processes it
 	// started die with it (testutil starts them with Pdeathsig).
 	ctx := context.Background()

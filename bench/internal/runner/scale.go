@@ -37,12 +37,12 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 	}
 	for _, n := range all {
 		key := fmt.Sprintf("m%d-", n)
-		c.Define(FigureDef{Key: key + "healthy", Label: fmt.Sprintf("%d masters: start → all healthy", n), Unit: "ms", LowerBetter: true})
+		c.Define(FigureDef{Key: key + "healthy", Label: fmt.Sprintf("%d masters: start → all healthy", n), Unit: "ms", LowerBetter: true, Headline: n == maxInt(sc.Healthy)})
 		c.Define(FigureDef{Key: key + "pong", Label: fmt.Sprintf("%d masters: start → first PONG", n), Unit: "ms", LowerBetter: true})
 		c.Define(FigureDef{Key: key + "stall", Label: fmt.Sprintf("%d masters: longest wait for an answer during start", n), Unit: "ms", LowerBetter: true})
 		if usage[n] {
-			c.Define(FigureDef{Key: key + "cpu", Label: fmt.Sprintf("%d masters: CPU (one core = 100)", n), Unit: "%", LowerBetter: true})
-			c.Define(FigureDef{Key: key + "rss", Label: fmt.Sprintf("%d masters: RSS", n), Unit: "MiB", LowerBetter: true})
+			c.Define(FigureDef{Key: key + "cpu", Label: fmt.Sprintf("%d masters: CPU (one core = 100)", n), Unit: "%", LowerBetter: true, Headline: n == maxInt(sc.Usage)})
+			c.Define(FigureDef{Key: key + "rss", Label: fmt.Sprintf("%d masters: RSS", n), Unit: "MiB", LowerBetter: true, Headline: n == maxInt(sc.Usage)})
 		}
 		c.Alternate(cfg.Runs, func(run int, impl harness.Impl) {
 			env := harness.NewEnv(nil)
@@ -73,4 +73,12 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 		fmt.Sprintf("%d sentinel(s), default timers (down-after 30 s). \"All healthy\": from starting the sentinel processes until SENTINEL MASTERS (polled every 100 ms) lists every master with flags `master`, at least one replica and all other sentinels; \"longest wait for an answer\" is the longer of the wait for the first PONG and the slowest of those SENTINEL MASTERS replies: how long the sentinel stopped answering while starting (real Sentinel rewrites and fsyncs its config file for every replica it discovers, on its only thread). CPU: utime+stime from /proc/<pid>/stat over %v once healthy; RSS: VmRSS at the end of that window.", sc.Sentinels, sc.Window),
 	}
 	return c.Section("scale", "Scale: many masters", cfg.Runs, notes)
+}
+
+func maxInt(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
 }

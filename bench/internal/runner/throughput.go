@@ -21,10 +21,10 @@ func Throughput(ctx context.Context, cfg Config, real, ours harness.Impl, out io
 		requests int
 	}
 	vs := []variant{{"c50", 1, 200000}, {"c50p16", 16, 2000000}}
-	c.Define(FigureDef{Key: "c50-rps", Label: "GET-MASTER-ADDR-BY-NAME, -c 50", Unit: "req/s"})
+	c.Define(FigureDef{Key: "c50-rps", Label: "GET-MASTER-ADDR-BY-NAME, -c 50", Unit: "req/s", Headline: true})
 	c.Define(FigureDef{Key: "c50-p50", Label: "GET-MASTER-ADDR-BY-NAME, -c 50: p50 latency", Unit: "ms", LowerBetter: true})
 	c.Define(FigureDef{Key: "c50-p99", Label: "GET-MASTER-ADDR-BY-NAME, -c 50: p99 latency", Unit: "ms", LowerBetter: true})
-	c.Define(FigureDef{Key: "c50p16-rps", Label: "GET-MASTER-ADDR-BY-NAME, -c 50 -P 16", Unit: "req/s"})
+	c.Define(FigureDef{Key: "c50p16-rps", Label: "GET-MASTER-ADDR-BY-NAME, -c 50 -P 16", Unit: "req/s", Headline: true})
 	c.Define(FigureDef{Key: "c50p16-p99", Label: "GET-MASTER-ADDR-BY-NAME, -c 50 -P 16: p99 latency", Unit: "ms", LowerBetter: true})
 	c.Alternate(cfg.Runs, func(run int, impl harness.Impl) {
 		env := harness.NewEnv(nil)
