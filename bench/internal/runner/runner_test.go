@@ -173,3 +173,11 @@ func TestAlternateGivesUp(t *testing.T) {
 		t.Errorf("notes %q do not say the runs were given up", s.Notes)
 	}
 }
+
+func TestClientAbsent(t *testing.T) {
+	var out strings.Builder
+	_, ok := Client(t.Context(), t.TempDir(), "TestFailoverCompare", 1, nil, &out)
+	if ok || !strings.Contains(out.String(), "not present") {
+		t.Errorf("Client with no %s = ok %v, output %q", ClientBenchDir, ok, out.String())
+	}
+}
