@@ -35,10 +35,10 @@ type stateCollector struct {
 	src     func() Source
 	timeout time.Duration
 
-	up, epoch, tilt, scriptsRunning, scriptsQueued        *prometheus.Desc
-	status, quorum, quorumOK, majorityOK, usable          *prometheus.Desc
-	replicas, promotable, sentinels, configEpoch, address *prometheus.Desc
-	failoverState, failoverEpoch                          *prometheus.Desc
+	up, epoch, tilt, scriptsRunning, scriptsQueued, clients *prometheus.Desc
+	status, quorum, quorumOK, majorityOK, usable            *prometheus.Desc
+	replicas, promotable, sentinels, configEpoch, address   *prometheus.Desc
+	failoverState, failoverEpoch                            *prometheus.Desc
 }
 
 func newStateCollector(src func() Source, timeout time.Duration) *stateCollector {
@@ -50,6 +50,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 		tilt:           desc("gosentinel_tilt", "1 while the sentinel is in TILT mode."),
 		scriptsRunning: desc("gosentinel_scripts_running", "Notification/reconfig scripts running."),
 		scriptsQueued:  desc("gosentinel_scripts_queued", "Notification/reconfig scripts waiting to run (scheduled or waiting for a retry)."),
+		clients:        desc("gosentinel_connected_clients", "Clients connected to the sentinel's port(s) (INFO connected_clients; peers and pub/sub subscribers included)."),
 		status:         desc("gosentinel_master_status", "1 for the master's current status (ok, sdown, odown; odown wins over sdown), 0 for the others.", "master", "status"),
 		quorum:         desc("gosentinel_master_quorum", "Configured quorum of the master.", "master"),
 		quorumOK:       desc("gosentinel_master_quorum_reachable", "1 when the usable sentinels (this one plus peers not SDOWN) reach the quorum (CKQUORUM first check).", "master"),
@@ -67,7 +68,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 
 // Describe implements prometheus.Collector.
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.up, c.epoch, c.tilt, c.scriptsRunning, c.scriptsQueued,
+	for _, d := range []*prometheus.Desc{c.up, c.epoch, c.tilt, c.scriptsRunning, c.scriptsQueued, c.clients,
 		c.status, c.quorum, c.quorumOK, c.majorityOK, c.usable, c.replicas, c.promotable,
 		c.sentinels, c.configEpoch, c.address, c.failoverState, c.failoverEpoch} {
 		ch <- d
@@ -97,6 +98,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.tilt, b2f(s.Tilt))
 	gauge(c.scriptsRunning, float64(s.ScriptsRunning))
 	gauge(c.scriptsQueued, float64(s.ScriptsQueued))
+	gauge(c.clients, float64(s.ConnectedClients))
 	for _, m := range s.Masters {
 		st := masterStatus(m)
 		for _, name := range masterStatuses {

@@ -40,6 +40,9 @@ type Snapshot struct {
 	// PENDING-SCRIPTS by flag (running / scheduled).
 	ScriptsRunning int
 	ScriptsQueued  int
+	// ConnectedClients is INFO's connected_clients (read from the server,
+	// not the loop).
+	ConnectedClients int
 }
 
 // MetricsSnapshot reads a [Snapshot] through the loop goroutine: the core
@@ -78,6 +81,7 @@ func (r *Runtime) MetricsSnapshot(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("runtime: metrics snapshot: pending-scripts: %s", v.Str)
 	}
 	s.ScriptsRunning, s.ScriptsQueued = countScripts(v)
+	s.ConnectedClients = r.srv.NumClients()
 	return s, nil
 }
 
