@@ -128,4 +128,3 @@ func nanSample() FailoverSample {
 }
 
 func sinceMs(t0, t time.Time) float64 { return float64(t.Sub(t0).Microseconds()) / 1000 }
-

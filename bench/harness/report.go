@@ -136,4 +136,3 @@ func writeAtomic(path string, b []byte) error {
 	}
 	return nil
 }
-
