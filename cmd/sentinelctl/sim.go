@@ -51,7 +51,7 @@ line is "N seeds, F failovers, V violations"; the exit status is 1 when V > 0.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "replay this one seed")
 	fl.BoolVar(&f.trace, "trace", false, "with --seed: print the options and the full event trace")
 	fl.IntVar(&f.workers, "workers", 0, "parallel workers (0: one per CPU)")
-	fl.StringSliceVar(&f.ignore, "ignore", nil, "invariants not to report (e.g. S8,L1), to look past known findings")
+	fl.StringSliceVar(&f.ignore, "ignore", nil, "invariants not to report (e.g. S8,L1; S5/text: only S5 checks whose message contains text), to look past known findings")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print one line per seed and the run rate on stderr")
 	return cmd
 }

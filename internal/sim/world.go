@@ -75,7 +75,8 @@ type Config struct {
 	// Trace records the full event trace in Result.Trace.
 	Trace bool
 	// Ignore lists invariants (e.g. "S8") whose violations are not
-	// reported, so that known findings do not hide new ones.
+	// reported, so that known findings do not hide new ones. "S5/text"
+	// ignores only the S5 checks whose message contains text.
 	Ignore []string
 }
 
@@ -259,7 +260,7 @@ func (w *World) violate(inv string, s *sentinel, format string, a ...any) {
 	// Each check reports once per run (keyed by its format); the run goes
 	// on, so later and different violations still show.
 	key := inv + "|" + format
-	if w.ignore[inv] || w.chk.seen[key] || len(w.chk.violations) >= maxViolations {
+	if w.ignored(inv, format) || w.chk.seen[key] || len(w.chk.violations) >= maxViolations {
 		return
 	}
 	w.chk.seen[key] = true
@@ -270,6 +271,19 @@ func (w *World) violate(inv string, s *sentinel, format string, a ...any) {
 	v := Violation{Seed: w.opt.Seed, Time: w.sch.now, Invariant: inv, Sentinel: id, Detail: fmt.Sprintf(format, a...)}
 	w.chk.violations = append(w.chk.violations, v)
 	w.tracef("VIOLATION %s", v)
+}
+
+// ignored reports whether Config.Ignore drops a check.
+func (w *World) ignored(inv, format string) bool {
+	if w.ignore[inv] {
+		return true
+	}
+	for k := range w.ignore {
+		if i, sub, ok := strings.Cut(k, "/"); ok && i == inv && strings.Contains(format, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // replTick advances replication: offsets grow on masters, replica links go
