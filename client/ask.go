@@ -80,6 +80,13 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 			launch()
 		}
 	}
+	// Ties in the ranking go to the sentinel earlier in the list, not to
+	// the faster one.
+	pos := make(map[string]int, len(order))
+	for i, s := range order {
+		pos[s] = i
+	}
+	sort.SliceStable(answers, func(i, j int) bool { return pos[answers[i].sentinel] < pos[answers[j].sentinel] })
 	if ctx.Err() != nil && len(answers) == 0 {
 		attempts = append(attempts, fmt.Errorf("resolution: %w", ctx.Err()))
 	}
