@@ -32,9 +32,11 @@ const (
 )
 
 type liveState struct {
-	phase    int
-	deadline int64
-	killed   *instance
+	phase      int
+	deadline   int64
+	killed     *instance
+	killedAll  []*instance // every master killed on purpose, restarted together
+	doubleDone bool        // the new master was killed right after the first failover
 
 	stableSince int64 // converged continuously since (0: not converged)
 
@@ -109,6 +111,7 @@ func (w *World) livePoll() {
 				w.tracef("liveness: converged; killing master %s", m.addr.IP)
 				w.crashInstance(m)
 				l.killed, l.phase, l.deadline = m, phaseFailover, now+w.opt.failoverBound()
+				l.killedAll = append(l.killedAll, m)
 			} else {
 				w.startQuiet()
 			}
@@ -133,9 +136,22 @@ func (w *World) livePoll() {
 		}
 	case phaseFailover:
 		if ok {
-			w.tracef("liveness: failover done; restarting old master %s", l.killed.addr.IP)
-			w.restartInstance(l.killed)
-			l.killed, l.phase, l.deadline = nil, phaseDemote, now+w.opt.demoteBound()
+			if w.opt.DoubleKill && !l.doubleDone && w.eligibleReplica() {
+				// Kill the new master at once, before the sentinels had
+				// time to settle around it (redis #1309): a second
+				// failover must follow.
+				m := w.agreedMaster(0)
+				w.tracef("liveness: failover done; killing the new master %s at once", m.addr.IP)
+				w.crashInstance(m)
+				l.killed, l.doubleDone, l.deadline = m, true, now+w.opt.failoverBound()
+				l.killedAll = append(l.killedAll, m)
+				break
+			}
+			for _, k := range l.killedAll {
+				w.tracef("liveness: failover done; restarting old master %s", k.addr.IP)
+				w.restartInstance(k)
+			}
+			l.killed, l.killedAll, l.phase, l.deadline = nil, nil, phaseDemote, now+w.opt.demoteBound()
 		} else if now > l.deadline {
 			w.violate("L2", nil, "no failover %dms after the master died with a majority and an eligible replica up: %s\n%s",
 				w.opt.failoverBound(), why, w.stateDump())

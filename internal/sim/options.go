@@ -76,6 +76,10 @@ type Options struct {
 	// healed system has converged (a forced failover, exempt from ODOWN,
 	// election and pacing); it must complete like any other.
 	ManualFailover bool
+	// DoubleKill kills the new master as soon as the healed-phase failover
+	// converged (when another promotable replica follows it): a second
+	// failover must follow (redis #1309).
+	DoubleKill bool
 	HealPhase      int64 // fault-free phase at the end; liveness is checked at its end
 }
 
@@ -164,9 +168,10 @@ func NewOptions(seed uint64) Options {
 	if r.IntN(3) == 0 {
 		o.Masters = 2
 	}
+	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
-	o.HealPhase = 2*o.convergeBound() + 2*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
+	o.HealPhase = 2*o.convergeBound() + 3*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
 	return o
 }
 
@@ -219,6 +224,7 @@ func (o Options) String() string {
 	f("fault weights", fmt.Sprintf("%+v", o.Faults))
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
 	f("manual-failover", o.ManualFailover)
+	f("double-kill", o.DoubleKill)
 	return b.String()
 }
 
