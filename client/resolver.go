@@ -122,17 +122,10 @@ func (r *resolver) invalidate(gen uint64) {
 	r.mu.Unlock()
 }
 
-// hint is called for a +switch-master event or anything else that suggests
-// the master moved: it invalidates the cache, wakes waiting dialers and
-// makes sure a resolution that starts after it runs.
-func (r *resolver) hint() {
-	r.mu.Lock()
-	r.hintLocked()
-	r.mu.Unlock()
-	r.kick()
-}
-
-// hintLocked records a hint; the caller holds r.mu and then calls kick.
+// hintLocked records a hint (+switch-master or anything else that suggests
+// the master moved): it invalidates the cache, wakes waiting dialers and
+// makes the next resolution start after it. The caller holds r.mu and then
+// calls kick.
 // A resolution in flight is abandoned: its answers may predate what the
 // hint announced, and waiting for it (e.g. for a slow sentinel) would only
 // delay the one that counts.
@@ -189,8 +182,8 @@ func (r *resolver) resolveShared(ctx context.Context) error {
 	}
 }
 
-// kick starts a resolution unless one is in flight (a resolution that ends
-// with hints newer than its start chains another one).
+// kick starts a resolution unless one is in flight (after a hint, the one
+// in flight, if any, is always younger than the hint).
 func (r *resolver) kick() {
 	r.mu.Lock()
 	if r.inflight == nil && !r.closed() {
@@ -229,8 +222,6 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	}
 	if err != nil {
 		r.stats.resolutionErrors.Add(1)
-	}
-	if err != nil {
 		r.failStreak++
 	} else {
 		r.failStreak = 0
@@ -238,11 +229,6 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	r.inflight = nil
 	r.lastEnd = time.Now()
 	r.lastErr = err
-	if r.hintSeq > c.seq && !r.closed() {
-		// A hint arrived while this resolution was asking: its answers
-		// may predate the switch the hint announced. Ask again.
-		r.startLocked()
-	}
 	r.broadcastLocked()
 	r.mu.Unlock()
 	close(c.done)
