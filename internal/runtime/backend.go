@@ -12,6 +12,11 @@ var _ server.Backend = (*Runtime)(nil)
 // Command implements server.Backend: SENTINEL, ROLE and PUBLISH become a
 // core Request on the loop goroutine; the core's Respond is the reply.
 func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]byte) resp.Value {
+	if name, ok := cacheableName(args); ok && !r.opts.NoQueryCache {
+		if v, ok := r.qcache.get(name); ok {
+			return v // the core's own reply, state unchanged since (querycache.go)
+		}
+	}
 	sargs := make([]string, len(args))
 	for i, a := range args {
 		sargs[i] = string(a)

@@ -25,6 +25,12 @@ import (
 // stops it in t.Cleanup. It returns the runtime and the file's path.
 func runConf(t *testing.T, body string) (*Runtime, string) {
 	t.Helper()
+	return runConfOpts(t, body, Options{})
+}
+
+// runConfOpts is runConf with options (ConfigPath and Config are set).
+func runConfOpts(t testing.TB, body string, opts Options) (*Runtime, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "sentinel.conf")
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
@@ -33,7 +39,8 @@ func runConf(t *testing.T, body string) (*Runtime, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{ConfigPath: path, Config: cfg})
+	opts.ConfigPath, opts.Config = path, cfg
+	r, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,12 +108,19 @@ func (r *Runtime) step(ev core.Event) error {
 	for len(r.queue) > 0 {
 		ev := r.queue[0]
 		r.queue = r.queue[1:]
+		r.fillID, r.fillName = 0, ""
+		if name, ok := cacheableRequest(ev); ok {
+			r.fillID, r.fillName = ev.(core.Request).ID, name
+		} else {
+			r.qcache.invalidate() // before the core can change state
+		}
 		for _, eff := range r.core.Step(r.now(), ev) {
 			if err := r.execute(eff); err != nil {
 				return err
 			}
 		}
 	}
+	r.fillID, r.fillName = 0, ""
 	return nil
 }
 
@@ -139,7 +146,11 @@ func (r *Runtime) execute(eff core.Effect) error {
 	case core.Respond:
 		if ch, ok := r.replies[e.ID]; ok {
 			delete(r.replies, e.ID)
-			ch <- respValue(e.Value) // buffered: never blocks
+			v := respValue(e.Value)
+			if e.ID == r.fillID {
+				r.qcache.fill(r.fillName, v) // querycache.go
+			}
+			ch <- v // buffered: never blocks
 		}
 	case core.RunScript:
 		r.runScript(e)

@@ -51,6 +51,10 @@ type Options struct {
 	Link link.Config
 	// Executable is shown in INFO server.
 	Executable string
+	// NoQueryCache turns off the read-only query cache (querycache.go):
+	// every GET-MASTER-ADDR-BY-NAME then goes through the loop (tests,
+	// benchmarks).
+	NoQueryCache bool
 	// Observer, when set, receives events, PING round trips and lost
 	// connections on the loop goroutine (metrics.go).
 	Observer Observer
@@ -82,6 +86,11 @@ type Runtime struct {
 	scripts map[uint64]*os.Process
 	scrMu   sync.Mutex // guards scripts against the waiters
 	watch   pingWatch  // metrics.go
+	// fillID/fillName: the cacheable query being stepped (querycache.go).
+	fillID   uint64
+	fillName string
+
+	qcache queryCache // read by server goroutines, written by the loop
 }
 
 type connInfo struct {
