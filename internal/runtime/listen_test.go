@@ -313,3 +313,38 @@ func TestServerTLSConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteStockDefaultUser: a default user never declared nor changed
+// is written as Redis writes it (no sanitize-payload), with and without
+// requirepass.
+func TestRewriteStockDefaultUser(t *testing.T) {
+	tests := []struct {
+		extra, auth, want string
+	}{
+		{"", "", "user default on nopass ~* &* +@all"},
+		{"requirepass sec\n", "sec", "user default on #" + sha("sec") + " ~* &* +@all"},
+	}
+	for _, tc := range tests {
+		port := testutil.FreePort(t)
+		r, path := runConf(t, fmt.Sprintf("port %d\nbind 127.0.0.1\n%s", port, tc.extra))
+		c := redis.NewClient(&redis.Options{Addr: r.Addrs()[0].String(), Password: tc.auth, MaxRetries: -1, Protocol: 2, PoolSize: 1})
+		err := c.Do(context.Background(), "SENTINEL", "FLUSHCONFIG").Err()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var users []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "user ") {
+				users = append(users, l)
+			}
+		}
+		if len(users) != 1 || users[0] != tc.want {
+			t.Errorf("%q: user lines %q, want [%q]", tc.extra, users, tc.want)
+		}
+	}
+}

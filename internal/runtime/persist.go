@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -36,7 +38,7 @@ func (r *Runtime) writeConfig(base *config.Config, st core.State) error {
 	if c.Server.ACLFile == "" {
 		// Like rewriteConfigUserOption: the live users (ACL SETUSER,
 		// DELUSER, default off...), not the ones loaded at start.
-		c.Server.Users = liveUsers(r.srv.ACLUsers())
+		c.Server.Users = liveUsers(r.srv.ACLUsers(), c.Server.RequirePass)
 	}
 	if err := config.Rewrite(r.opts.ConfigPath, c); err != nil {
 		err = fmt.Errorf("runtime: rewrite %s: %w", r.opts.ConfigPath, err)
@@ -49,11 +51,25 @@ func (r *Runtime) writeConfig(base *config.Config, st core.State) error {
 
 // liveUsers turns the server's "user <name> <rule>..." lines (ACL LIST
 // form: names and rules never contain spaces) into config users.
-func liveUsers(lines []string) []config.User {
+//
+// config treats a "user default" entry like a line of the file (reset
+// first, which adds sanitize-payload), so a default user that was never
+// declared and never changed is left out: config then writes it exactly
+// as Redis does ("user default on nopass ~* &* +@all", or with
+// requirepass' hash). A default user changed at run time without a reset
+// (ACL SETUSER default >pw) is written with sanitize-payload, which real
+// Sentinel would not show (see test/conformance/FINDINGS.md, "needs from
+// config").
+func liveUsers(lines []string, requirepass string) []config.User {
+	stock := "user default on nopass ~* &* +@all"
+	if requirepass != "" {
+		h := sha256.Sum256([]byte(requirepass))
+		stock = "user default on #" + hex.EncodeToString(h[:]) + " ~* &* +@all"
+	}
 	out := make([]config.User, 0, len(lines))
 	for _, l := range lines {
 		f := strings.Fields(l)
-		if len(f) < 2 || f[0] != "user" {
+		if len(f) < 2 || f[0] != "user" || l == stock {
 			continue
 		}
 		out = append(out, config.User{Name: f[1], Rules: f[2:]})
