@@ -77,8 +77,9 @@ func (c *trackedConn) markStale() {
 	c.stale.Store(true)
 	switch {
 	case c.stream.Load() || c.blocked.Load():
-		c.cut.Store(true)
-		c.r.stats.blockedCut.Add(1)
+		if c.cut.CompareAndSwap(false, true) {
+			c.r.stats.blockedCut.Add(1)
+		}
 		c.closeSocket()
 	case c.reading.Load() == 0 && !c.busy.Load():
 		c.closeSocket()
@@ -94,12 +95,10 @@ func (c *trackedConn) closeSocket() {
 	}
 }
 
-// Write refuses to send anything on a stale connection.
+// Write refuses to send anything on a stale connection. The flags are set
+// before the stale check, so a concurrent markStale either makes this Write
+// refuse, or sees the flags (and then cuts a blocked reader).
 func (c *trackedConn) Write(b []byte) (int, error) {
-	if c.stale.Load() {
-		c.closeSocket()
-		return 0, staleError{}
-	}
 	c.busy.Store(true)
 	switch commandMode(b) {
 	case modeStream:
@@ -107,8 +106,7 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 	case modeBlocked:
 		c.blocked.Store(true)
 	}
-	if c.stale.Load() && (c.stream.Load() || c.blocked.Load()) {
-		// Retired between the check above and now: do not send.
+	if c.stale.Load() {
 		c.closeSocket()
 		return 0, staleError{}
 	}
