@@ -29,7 +29,7 @@ func benchCore(b *testing.B, n int) *Sentinel {
 // BenchmarkTick measures one timer tick with every instance connected and
 // every command answered at once.
 func BenchmarkTick(b *testing.B) {
-	for _, n := range []int{1, 10, 100} {
+	for _, n := range []int{1, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("masters=%d", n), func(b *testing.B) {
 			s := benchCore(b, n)
 			now := Millis(0)

@@ -15,16 +15,23 @@ func (s *Sentinel) nextDeadline(now Millis) Millis {
 			best = t
 		}
 	}
-	for _, m := range s.sortedMasters() {
-		all := append([]*instance{m}, m.sortedReplicas()...)
-		all = append(all, m.sortedSentinels()...)
-		for _, i := range all {
-			l := i.link
-			if l.actPingTime != 0 {
-				consider(l.actPingTime + i.downAfter + 1)
-			} else if l.disconnected() {
-				consider(l.lastAvailTime + i.downAfter + 1)
-			}
+	silent := func(i *instance) {
+		l := i.link
+		if l.actPingTime != 0 {
+			consider(l.actPingTime + i.downAfter + 1)
+		} else if l.disconnected() {
+			consider(l.lastAvailTime + i.downAfter + 1)
+		}
+	}
+	// No order is visible (a minimum), so the maps are read directly: no
+	// sort and no allocation on every tick.
+	for _, m := range s.masters {
+		silent(m)
+		for _, r := range m.m.replicas {
+			silent(r)
+		}
+		for _, si := range m.m.sentinels {
+			silent(si)
 		}
 		if m.flags&fFailoverInProgress != 0 {
 			consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)

@@ -1,9 +1,6 @@
 package core
 
-import (
-	"sort"
-	"strings"
-)
+import "strings"
 
 // iflag is a bit of sentinelRedisInstance.flags (SRI_*).
 type iflag uint32
@@ -88,8 +85,11 @@ type masterState struct {
 	leader      string
 	leaderEpoch uint64
 
-	replicas  map[string]*instance // key: addrKey
-	sentinels map[string]*instance // key: runid
+	replicas  map[string]*instance // key: replicaKey (the replica's name)
+	sentinels map[string]*instance // key: runid (the sentinel's name)
+	// replicasSorted and sentinelsSorted cache the sorted views (see
+	// sortedCached).
+	replicasSorted, sentinelsSorted []*instance
 
 	failoverState       FailoverState
 	failoverEpoch       uint64
@@ -122,18 +122,13 @@ func (i *instance) role() Role {
 }
 
 // sortedReplicas returns the replicas of a master in name order.
-func (i *instance) sortedReplicas() []*instance { return sortedInstances(i.m.replicas) }
+func (i *instance) sortedReplicas() []*instance {
+	return sortedCached(i.m.replicas, &i.m.replicasSorted)
+}
 
 // sortedSentinels returns the sentinels of a master in runid order.
-func (i *instance) sortedSentinels() []*instance { return sortedInstances(i.m.sentinels) }
-
-func sortedInstances(d map[string]*instance) []*instance {
-	out := make([]*instance, 0, len(d))
-	for _, x := range d {
-		out = append(out, x)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].name < out[b].name })
-	return out
+func (i *instance) sortedSentinels() []*instance {
+	return sortedCached(i.m.sentinels, &i.m.sentinelsSorted)
 }
 
 // addrEqualsHost reports whether a matches host:port (sentinelAddrEqualsHostname

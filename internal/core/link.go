@@ -268,11 +268,10 @@ func (s *Sentinel) dropConn(l *link, pc bool) {
 		l.cc, l.ccState = 0, connNone
 		l.pending = 0
 	}
-	for tag, p := range s.pending { // deletion only: order is not visible
-		if p.conn == conn {
-			delete(s.pending, tag)
-			s.cancelPending(p)
-		}
+	for tag := range s.pendingByConn[conn] { // deletion only: order is not visible
+		p := s.pending[tag]
+		s.delPending(tag)
+		s.cancelPending(p)
 	}
 	s.dropHeldOn(conn)
 }
@@ -317,7 +316,7 @@ func (s *Sentinel) newSend(i *instance, pc bool, kind cmdKind, args ...string) (
 			l.pending++
 		}
 	}
-	s.pending[s.nextTag] = p
+	s.addPending(s.nextTag, p)
 	return Send{Link: l.id, Conn: conn, Tag: s.nextTag, Args: args}, true
 }
 

@@ -107,7 +107,7 @@ func (s *Sentinel) forgetSend(snd Send) {
 	if !ok {
 		return
 	}
-	delete(s.pending, snd.Tag)
+	s.delPending(snd.Tag)
 	if pc.counted && pc.conn == pc.link.cc && pc.link.pending > 0 {
 		pc.link.pending--
 	}

@@ -6,7 +6,7 @@ func (s *Sentinel) onReply(e Reply) {
 	if !ok || p.conn != e.Conn || p.link.id != e.Link {
 		return
 	}
-	delete(s.pending, e.Tag)
+	s.delPending(e.Tag)
 	l := p.link
 	if p.counted && p.conn == l.cc && l.pending > 0 {
 		l.pending--

@@ -33,9 +33,13 @@ type Sentinel struct {
 
 	timing Timing
 
-	masters map[string]*instance
-	links   map[LinkID]*link
-	pending map[Tag]*pendingCmd
+	masters       map[string]*instance
+	mastersSorted []*instance // cache of sortedMasters
+	links         map[LinkID]*link
+	pending       map[Tag]*pendingCmd
+	// pendingByConn indexes pending by connection, so that dropping a
+	// connection costs its own commands, not every pending command.
+	pendingByConn map[ConnID]map[Tag]struct{}
 
 	nextLink LinkID
 	nextConn ConnID
@@ -80,6 +84,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 		masters:           map[string]*instance{},
 		links:             map[LinkID]*link{},
 		pending:           map[Tag]*pendingCmd{},
+		pendingByConn:     map[ConnID]map[Tag]struct{}{},
 		now:               timeBase,
 	}
 	if s.myid == "" {
@@ -277,7 +282,7 @@ func (s *Sentinel) touch(i *instance) {
 	l.lastPongTime = s.now
 }
 
-func (s *Sentinel) sortedMasters() []*instance { return sortedInstances(s.masters) }
+func (s *Sentinel) sortedMasters() []*instance { return sortedCached(s.masters, &s.mastersSorted) }
 
 // emit appends an effect to the output of the current step.
 func (s *Sentinel) emit(e Effect) { s.out = append(s.out, e) }
