@@ -50,6 +50,10 @@ func (s *Sentinel) checkObjectivelyDown(m *instance) {
 	if m.flags&fSDown != 0 {
 		quorum = 1
 		for _, si := range m.sortedSentinels() {
+			// sentinel.c expires stale answers only after this count (in
+			// the ask loop), and not at all during TILT: leaving TILT, a
+			// master could reach ODOWN on answers seconds old (sim S5).
+			s.expireMasterDownReply(si)
 			if si.flags&fMasterDown != 0 {
 				quorum++
 			}

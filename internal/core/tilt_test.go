@@ -67,3 +67,33 @@ func TestNoFailoverInTilt(t *testing.T) {
 		t.Fatalf("reply %s", renderValue(resp[0].Value))
 	}
 }
+
+// TestODownCountsOnlyFreshAnswers: peers' "master is down" answers older
+// than 5×ask-period do not count toward ODOWN, also when nothing expired
+// them before (they are only expired by the ask loop, which TILT skips;
+// sim seeds 22, 110, 292: +odown right after -tilt on stale answers).
+func TestODownCountsOnlyFreshAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		age   Millis
+		odown bool
+	}{
+		{"fresh", 1000, true},
+		{"at the limit", 5000, true},
+		{"stale", 5001, false},
+		{"very stale", 30000, false},
+	} {
+		s := newTestCore(t)
+		s.now = timeBase + 60000
+		m := s.masters["mym"]
+		m.flags |= fSDown
+		for _, si := range m.sortedSentinels() {
+			si.flags |= fMasterDown
+			si.lastMDReplyTime = s.now - tc.age
+		}
+		s.checkObjectivelyDown(m)
+		if got := m.flags&fODown != 0; got != tc.odown {
+			t.Errorf("%s (answers %d ms old): odown=%v, want %v", tc.name, tc.age, got, tc.odown)
+		}
+	}
+}

@@ -91,10 +91,7 @@ func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
 // askMasterState is sentinelAskMasterStateToOtherSentinels.
 func (s *Sentinel) askMasterState(m *instance, forced bool) {
 	for _, si := range m.sortedSentinels() {
-		if s.now-si.lastMDReplyTime > 5*s.timing.AskPeriod {
-			si.flags &^= fMasterDown
-			si.leader = ""
-		}
+		s.expireMasterDownReply(si)
 		if m.flags&fSDown == 0 || si.link.disconnected() {
 			continue
 		}
@@ -115,6 +112,16 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 		}
 		si.askPending = true
 		s.revealSend(snd)
+	}
+}
+
+// expireMasterDownReply forgets a peer's IS-MASTER-DOWN-BY-ADDR answer
+// older than 5×ask-period (the first half of the loop in
+// sentinelAskMasterStateToOtherSentinels).
+func (s *Sentinel) expireMasterDownReply(si *instance) {
+	if s.now-si.lastMDReplyTime > 5*s.timing.AskPeriod {
+		si.flags &^= fMasterDown
+		si.leader = ""
 	}
 }
 
