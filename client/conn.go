@@ -165,8 +165,17 @@ type trackedSysConn struct {
 	sc syscall.Conn
 }
 
-// SyscallConn implements syscall.Conn.
-func (c trackedSysConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+// SyscallConn implements syscall.Conn. go-redis uses it only for the
+// health check of a pooled connection before handing it out: a stale
+// connection fails the check, so one that was busy when the master changed
+// (and could not be closed then) is discarded before use instead of
+// failing its next command with ErrStaleConnection.
+func (c trackedSysConn) SyscallConn() (syscall.RawConn, error) {
+	if c.stale.Load() {
+		return nil, staleError{}
+	}
+	return c.sc.SyscallConn()
+}
 
 // connFailed invalidates the cache when a connection of generation gen
 // breaks (not on deadline expiries, which go-redis uses for timeouts).

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"net"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,5 +147,83 @@ func TestSubscribesToDistinctSentinels(t *testing.T) {
 				t.Fatalf("%d sentinels subscribed (at most %d subscriptions on one), want %d with one each", n, most, tc.expect)
 			}
 		})
+	}
+}
+
+// busyScript keeps Redis busy for 300 ms (a slow command in flight).
+const busyScript = `local s = redis.call('TIME')
+local t0 = s[1] * 1000000 + s[2]
+repeat local n = redis.call('TIME') until n[1] * 1000000 + n[2] - t0 > 300000
+return 1`
+
+// writeSignalConn signals once a buffer containing marker was written.
+type writeSignalConn struct {
+	net.Conn
+	marker string
+	sent   chan struct{}
+}
+
+// SyscallConn keeps the TCP socket visible to health checks.
+func (c *writeSignalConn) SyscallConn() (syscall.RawConn, error) {
+	return c.Conn.(syscall.Conn).SyscallConn()
+}
+
+func (c *writeSignalConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if strings.Contains(string(b), c.marker) {
+		select {
+		case c.sent <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// TestFenceWithoutMove: a +switch-master naming the current master as the
+// old one while the sentinels still name it (a spurious or reverted event)
+// costs a pool flush, not a failed command, and the client stays. The only
+// connection is busy (a 300 ms script) when the event arrives, so it cannot
+// be closed then: it must be discarded before its next use, not fail it.
+func TestFenceWithoutMove(t *testing.T) {
+	t.Parallel()
+	m := testutil.StartRedis(t)
+	fs := startFakeSentinel(t, m.Addr(), 1)
+	sent := make(chan struct{}, 1)
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &writeSignalConn{Conn: c, marker: "redis.call('TIME')", sent: sent}, nil
+	}
+	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{fs.addr()}, ReconcileInterval: -1,
+		ResolveCacheTTL: time.Hour, MaxRetries: -1, PoolSize: 1, Dialer: dial})
+	ctx := context.Background()
+	if err := rdb.Set(ctx, "k", "before", 0).Err(); err != nil {
+		t.Fatalf("Set: %v", err)
+	}
+	testutil.WaitFor(t, 5*time.Second, "subscription", func() bool { return fs.subCount() > 0 })
+	busy := make(chan error, 1)
+	go func() { busy <- rdb.Eval(ctx, busyScript, nil).Err() }()
+	select {
+	case <-sent:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the script was not sent")
+	}
+	fs.publish("+switch-master", switchPayload(m.Addr(), "127.0.0.1:1"))
+	testutil.WaitFor(t, 5*time.Second, "the fence", func() bool {
+		st, _ := StatsOf(rdb)
+		return st.Fences == 1
+	})
+	if err := <-busy; err != nil {
+		t.Fatalf("script in flight during the fence: %v (its reply must still be read)", err)
+	}
+	if err := rdb.Set(ctx, "k", "after", 0).Err(); err != nil {
+		t.Fatalf("Set after the fence, no retries allowed: %v", err)
+	}
+	st, _ := StatsOf(rdb)
+	if st.MasterChanges != 0 || st.CurrentAddr != m.Addr() || st.Dials != 2 {
+		t.Fatalf("MasterChanges=%d CurrentAddr=%s Dials=%d, want 0, %s, 2 (one reconnection)", st.MasterChanges, st.CurrentAddr, st.Dials, m.Addr())
 	}
 }
