@@ -288,6 +288,11 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 		}
 		ms.sentinels = map[string]*instance{}
 	}
+	// The peers' "master is down" answers were about the old address
+	// (sentinel.c keeps them; sim F5).
+	for _, si := range m.sortedSentinels() {
+		si.flags &^= fMasterDown
+	}
 	s.closeConn(m.link, false)
 	s.closeConn(m.link, true)
 	m.flags &= fMaster

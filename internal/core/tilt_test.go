@@ -97,3 +97,26 @@ func TestODownCountsOnlyFreshAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestResetClearsMasterDownAnswers: after a reset or +switch-master the
+// peers' "master is down" answers, which were about the old address, are
+// forgotten (sim F5).
+func TestResetClearsMasterDownAnswers(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	for _, si := range m.sortedSentinels() {
+		si.flags |= fMasterDown
+		si.lastMDReplyTime = s.now
+	}
+	if !s.resetMasterAndChangeAddress(m, "127.0.0.1", 6380) {
+		t.Fatal("address change refused")
+	}
+	if len(m.sortedSentinels()) != 2 {
+		t.Fatalf("sentinels dropped: %d", len(m.sortedSentinels()))
+	}
+	for _, si := range m.sortedSentinels() {
+		if si.flags&fMasterDown != 0 {
+			t.Errorf("%s still reports the master down after the switch", si.name)
+		}
+	}
+}
