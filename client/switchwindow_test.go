@@ -215,8 +215,11 @@ func (w *ackWriter) measure(t *testing.T, event time.Time, oldAddr, newAddr stri
 // switchSlack is how late after the test's own reception of +switch-master
 // a write may still be issued to the old master: the client's subscriber
 // receives the same message a moment later (another connection, another
-// goroutine, -race, a loaded 2-core machine).
-const switchSlack = 25 * time.Millisecond
+// goroutine, -race, a 2-core machine shared by several test runs). Observed
+// values are logged: 0 writes, or one within 100 µs. The code before the
+// fence let writes through for 300 ms (black-holed second sentinel) or
+// without bound (resolution in flight).
+const switchSlack = 100 * time.Millisecond
 
 // TestNoWriteToOldMasterAfterSwitch is the operators' drill finding: a
 // SENTINEL FAILOVER with the old master alive (and fenced so that Sentinel
