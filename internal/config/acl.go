@@ -301,7 +301,11 @@ func userLines(s *Server) []string {
 	users["default"] = def
 	for _, cu := range s.Users {
 		u := &aclUser{}
-		if cu.Name == "default" {
+		// A `user default` line read from a file starts from "reset" in
+		// Redis (so it then shows sanitize-payload). Users built by code
+		// (the runtime's live ACL LIST descriptions, no source line) are
+		// already complete descriptions: they are written as they are.
+		if cu.Name == "default" && cu.at.line > 0 {
 			u.reset()
 		}
 		for _, r := range cu.Rules {
