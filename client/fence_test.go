@@ -227,3 +227,47 @@ func TestFenceWithoutMove(t *testing.T) {
 		t.Fatalf("MasterChanges=%d CurrentAddr=%s Dials=%d, want 0, %s, 2 (one reconnection)", st.MasterChanges, st.CurrentAddr, st.Dials, m.Addr())
 	}
 }
+
+// TestOnEventFence: which events fence the current master (table).
+func TestOnEventFence(t *testing.T) {
+	const cur = "10.0.0.1:6379"
+	tests := []struct {
+		name    string
+		events  [][2]string // channel, payload
+		fences  uint64
+		hints   uint64
+		gen     uint64
+		replica bool
+	}{
+		{"switch-master away from the current master", [][2]string{{"+switch-master", "mymaster 10.0.0.1 6379 10.0.0.2 6379"}}, 1, 1, 2, false},
+		{"switch-master of another transition", [][2]string{{"+switch-master", "mymaster 10.0.0.3 6379 10.0.0.1 6379"}}, 0, 1, 1, false},
+		{"promoted-slave of the current master", [][2]string{{"+promoted-slave", "slave 10.0.0.2:6379 10.0.0.2 6379 @ mymaster 10.0.0.1 6379"}}, 1, 1, 2, false},
+		{"another master name", [][2]string{{"+switch-master", "other 10.0.0.1 6379 10.0.0.2 6379"}}, 0, 0, 1, false},
+		{"short payload: hint only", [][2]string{{"+switch-master", "mymaster 10.0.0.1"}}, 0, 1, 1, false},
+		{"garbage", [][2]string{{"+promoted-slave", ""}, {"+switch-master", ""}}, 0, 0, 1, false},
+		{"second event while fenced", [][2]string{
+			{"+promoted-slave", "slave 10.0.0.2:6379 10.0.0.2 6379 @ mymaster 10.0.0.1 6379"},
+			{"+switch-master", "mymaster 10.0.0.1 6379 10.0.0.2 6379"}}, 1, 2, 2, false},
+		{"replica client never fences", [][2]string{{"+switch-master", "mymaster 10.0.0.1 6379 10.0.0.2 6379"}}, 0, 1, 1, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := roleMaster
+			if tc.replica {
+				want = roleSlave
+			}
+			o := &FailoverOptions{MasterName: "mymaster"}
+			r := newResolver(o.withDefaults(), want)
+			defer r.shutdown()
+			r.addr, r.gen = cur, 1
+			r.genA.Store(1)
+			for _, e := range tc.events {
+				r.onEvent(e[0], e[1], "127.0.0.1:1")
+			}
+			st := r.snapshot()
+			if st.Fences != tc.fences || st.PubSubHints != tc.hints || st.Generation != tc.gen {
+				t.Fatalf("fences %d hints %d generation %d, want %d %d %d", st.Fences, st.PubSubHints, st.Generation, tc.fences, tc.hints, tc.gen)
+			}
+		})
+	}
+}
