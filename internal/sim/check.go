@@ -76,6 +76,8 @@ type masterCheck struct {
 	hasAttempt    bool
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
+
+	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
 }
 
 type switchMsg struct {
@@ -147,6 +149,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 		x.addr, x.addrEpoch, x.cur = m.Addr, m.ConfigEpoch, m.Addr
 		x.leader, x.leaderEpoch = m.Leader, m.LeaderEpoch
 		x.odown, x.hasAttempt, x.hasVoteOther = false, false, false
+		x.reconf = nil
 	}
 	ch.tilt = false
 	ch.switches, ch.elected = nil, nil
@@ -312,6 +315,10 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		x.hasAttempt, x.hasVoteOther = false, false
+		x.reconf = nil // the failover is over, whichever way it ended
+	}
+	if v.FailoverState == core.FailoverNone {
+		x.reconf = nil
 	}
 	x.cur = v.CurrentAddr
 }

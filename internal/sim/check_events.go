@@ -78,6 +78,26 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 		}
 	case "+selected-slave":
 		c.selection(w, s, e.Msg)
+	case "+slave-reconf-sent":
+		// L1's "respecting parallel-syncs": at most parallel-syncs replicas
+		// in RECONF_SENT/INPROG at once (the best-effort SLAVEOF after a
+		// failover timeout, +slave-reconf-sent-be, is exempt).
+		x := ch.mc(masterOf(e.Msg))
+		if x.reconf == nil {
+			x.reconf = map[string]bool{}
+		}
+		if f := strings.Fields(e.Msg); len(f) > 1 {
+			x.reconf[f[1]] = true
+		}
+		if len(x.reconf) > c.opt.ParallelSyncs {
+			w.violate("L1", s, "%d replicas reconfigured at once, parallel-syncs is %d", len(x.reconf), c.opt.ParallelSyncs)
+		}
+	case "+slave-reconf-done", "-slave-reconf-sent-timeout":
+		if f := strings.Fields(e.Msg); len(f) > 1 {
+			delete(ch.mc(masterOf(e.Msg)).reconf, f[1])
+		}
+	case "+failover-end", "+failover-end-for-timeout", "-failover-abort-not-elected", "-failover-abort-no-good-slave", "-failover-abort-slave-timeout":
+		ch.mc(masterOf(e.Msg)).reconf = nil
 	case "+switch-master":
 		f := strings.Fields(e.Msg)
 		if len(f) == 5 {

@@ -33,6 +33,12 @@ var mutants = []mutant{
 		New:  "if si != nil && m.m.configEpoch <= h.configEpoch {",
 	},
 	{
+		Name: "one more replica in reconfiguration than parallel-syncs",
+		File: "failover.go",
+		Old:  "if inProgress >= ms.parallelSyncs {",
+		New:  "if inProgress > ms.parallelSyncs {",
+	},
+	{
 		Name: "fail over without ODOWN",
 		File: "failover.go",
 		Old:  "if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {",

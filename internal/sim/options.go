@@ -80,7 +80,7 @@ type Options struct {
 	// converged (when another promotable replica follows it): a second
 	// failover must follow (redis #1309).
 	DoubleKill bool
-	HealPhase      int64 // fault-free phase at the end; liveness is checked at its end
+	HealPhase  int64 // fault-free phase at the end; liveness is checked at its end
 }
 
 // NewOptions expands a seed into options. The same seed always gives the
