@@ -117,15 +117,22 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 	if !s.sendSlaveOf(r, nil) {
 		return
 	}
-	// Speed-up: ask INFO right after the transaction, so the promotion is
-	// seen without waiting for the next INFO period.
+	s.infoAfterSlaveOf(r)
+	s.event(LevelNotice, "+failover-state-wait-promotion", r, s.at(r))
+	m.m.failoverState = FailoverWaitPromotion
+	m.m.failoverStateChange = s.now
+}
+
+// infoAfterSlaveOf is a speed-up: INFO pipelined right after a SLAVEOF
+// transaction, so its effect (the promotion, or the replica following the
+// new master) is seen in one round trip instead of the next INFO period.
+// An INFO already in flight was sent before the transaction: it is not
+// waited for.
+func (s *Sentinel) infoAfterSlaveOf(r *instance) {
 	if snd, ok := s.newSend(r, false, cmdInfo, s.mapCmd(r, "INFO")); ok {
 		r.infoPending = true
 		s.revealSend(snd) // stays behind the transaction if that is held
 	}
-	s.event(LevelNotice, "+failover-state-wait-promotion", r, s.at(r))
-	m.m.failoverState = FailoverWaitPromotion
-	m.m.failoverStateChange = s.now
 }
 
 func (s *Sentinel) failoverWaitPromotion(m *instance) {
@@ -166,6 +173,7 @@ func (s *Sentinel) failoverReconfNextSlave(m *instance) {
 			r.reconfSentTime = s.now
 			s.event(LevelNotice, "+slave-reconf-sent", r, s.at(r))
 			inProgress++
+			s.infoAfterSlaveOf(r)
 		}
 	}
 	s.failoverDetectEnd(m)
@@ -226,8 +234,16 @@ func (s *Sentinel) abortFailover(m *instance) {
 // a newer failover. Unlike abortFailover this works in any state, also
 // RECONF_SLAVES (FINDINGS F2; sentinel.c would finish the stale failover and
 // switch to its own promoted replica under the newer epoch).
+//
+// The event -failover-abort-superseded (not in sentinel.c, which has no
+// such path) ends the leader's event sequence honestly: without it a leader
+// would go from +elected-leader to +config-update-from/+switch-master with
+// neither +failover-end nor an abort, and tools that follow a failover
+// (sentinelctl watch, the simulator's parallel-syncs check) would wait for
+// an end that never comes.
 func (s *Sentinel) supersedeFailover(m *instance, configEpoch uint64) {
 	s.logf(LevelWarning, "Failover of %s (epoch %d) superseded by config epoch %d", m.name, m.m.failoverEpoch, configEpoch)
+	s.event(LevelWarning, "-failover-abort-superseded", m, s.at(m))
 	for _, r := range m.sortedReplicas() {
 		r.flags &^= fReconfSent | fReconfInprog | fReconfDone
 	}

@@ -143,8 +143,8 @@ func TestNewerConfigSupersedesOurFailover(t *testing.T) {
 		wantAddr int
 		wantMsg  string
 	}{
-		{"newer config keeps the old address", 6379, "+new-epoch", 6379, ""},
-		{"newer config elsewhere", 6381, "+new-epoch +config-update-from +switch-master +slave +slave",
+		{"newer config keeps the old address", 6379, "+new-epoch -failover-abort-superseded", 6379, ""},
+		{"newer config elsewhere", 6381, "+new-epoch -failover-abort-superseded +config-update-from +switch-master +slave +slave",
 			6381, "mym 127.0.0.1 6379 127.0.0.1 6381"},
 	}
 	for _, tt := range tests {

@@ -69,6 +69,10 @@ const (
 	// FailingReplicaInfoPeriod is the INFO period for replicas of a master
 	// in ODOWN or failover, or whose master link is down.
 	FailingReplicaInfoPeriod Millis = 1000
+	// ReconfReplicaInfoPeriod is the INFO period of a replica in
+	// RECONF_SENT or RECONF_INPROG during our failover (a speed-up: 0 means
+	// every tick while no INFO is pending).
+	ReconfReplicaInfoPeriod Millis = 0
 	// ScriptMaxQueue is the script queue length limit.
 	ScriptMaxQueue = 256
 	// ScriptMaxRunning is the number of scripts run at once.
