@@ -257,7 +257,7 @@ func TestRenameCommand(t *testing.T) {
 		"*2\r\n$9\r\n127.0.0.1\r\n$4\r\n6379\r\n" +
 		"-ERR unknown command 'SHUTDOWN', with args beginning with: \r\n" +
 		"-ERR wrong number of arguments for 'sentinel|master' command\r\n" +
-		":15\r\n")
+		":14\r\n") // 7.0.15 counts the renamed dict: SHUTDOWN is gone
 	if _, err := New(Config{RenameCommands: map[string]string{"nope": "x"}}, newFakeBackend()); err == nil {
 		t.Fatal("renaming an unknown command was accepted")
 	}

@@ -30,25 +30,29 @@ var commandHelp = []string{
 	"    Prints this help.",
 }
 
+// COMMAND follows rename-command like Redis, whose COMMAND walks and looks
+// up the renamed command dict: COUNT counts the commands still callable,
+// INFO/DOCS/GETKEYS take the new names, and replies show the original
+// names (a command disabled with "" is absent from everything).
 func cmdCommand(c *client, cmd *command, args [][]byte) {
 	t := c.s.tab
 	if cmd.parent == nil { // plain COMMAND
-		c.addValue(allInfo(t))
+		c.addValue(c.s.allInfo())
 		return
 	}
 	switch cmd.name {
 	case "command|count":
-		c.addReply(resp.AppendInt(nil, int64(len(t.topOrder))))
+		c.addReply(resp.AppendInt(nil, int64(len(c.s.cmds))))
 	case "command|list":
 		commandList(c, args)
 	case "command|info":
 		if len(args) == 2 {
-			c.addValue(allInfo(t))
+			c.addValue(c.s.allInfo())
 			return
 		}
 		out := make([]resp.Value, 0, len(args)-2)
 		for _, a := range args[2:] {
-			if x := t.lookup(strings.ToLower(string(a))); x != nil {
+			if x := c.s.lookupCommand(strings.ToLower(string(a))); x != nil {
 				out = append(out, x.info)
 			} else {
 				out = append(out, resp.NullBulk())
@@ -59,13 +63,16 @@ func cmdCommand(c *client, cmd *command, args [][]byte) {
 		var kv []resp.Value
 		if len(args) == 2 {
 			for _, x := range t.topOrder {
+				if !c.s.callable(x) {
+					continue
+				}
 				if d, ok := t.docsFor(x); ok {
 					kv = append(kv, resp.Bulk(x.name), d)
 				}
 			}
 		} else {
 			for _, a := range args[2:] {
-				x := t.lookup(strings.ToLower(string(a)))
+				x := c.s.lookupCommand(strings.ToLower(string(a)))
 				if x == nil {
 					continue
 				}
@@ -90,13 +97,38 @@ func cmdCommand(c *client, cmd *command, args [][]byte) {
 	}
 }
 
-// allInfo returns COMMAND INFO for every top-level command.
-func allInfo(t *table) resp.Value {
-	out := make([]resp.Value, len(t.topOrder))
-	for i, x := range t.topOrder {
-		out[i] = x.info
+// allInfo returns COMMAND INFO for every callable top-level command.
+func (s *Server) allInfo() resp.Value {
+	out := make([]resp.Value, 0, len(s.tab.topOrder))
+	for _, x := range s.tab.topOrder {
+		if s.callable(x) {
+			out = append(out, x.info)
+		}
 	}
 	return resp.Array(out...)
+}
+
+// callable reports whether x (or its parent) is still in the dispatch map
+// after rename-command.
+func (s *Server) callable(x *command) bool {
+	if x.parent != nil {
+		x = x.parent
+	}
+	return s.live[x]
+}
+
+// lookupCommand finds "name" or "parent|sub" (lower case) by the names
+// clients call, i.e. after rename-command.
+func (s *Server) lookupCommand(name string) *command {
+	parent, sub, hasSub := strings.Cut(name, "|")
+	p := s.cmds[parent]
+	if p == nil || !hasSub {
+		return p
+	}
+	if p.subs == nil {
+		return nil
+	}
+	return p.subs[sub]
 }
 
 // commandList: COMMAND LIST [FILTERBY MODULE m | ACLCAT cat | PATTERN p].
@@ -125,7 +157,7 @@ func commandList(c *client, args [][]byte) {
 	}
 	var names []string
 	for _, x := range t.all {
-		if keep(x) {
+		if c.s.callable(x) && keep(x) {
 			names = append(names, x.name)
 		}
 	}

@@ -53,15 +53,16 @@ func TestCommandCountAndList(t *testing.T) {
 // TestEmbeddedTableRESP2 checks that the RESP3 capture, rendered in RESP2,
 // is byte-identical to what redis-sentinel 7.0.15 sends a RESP2 client.
 func TestEmbeddedTableRESP2(t *testing.T) {
-	tab, err := loadTable()
+	srv, err := New(Config{}, newFakeBackend())
 	if err != nil {
 		t.Fatal(err)
 	}
+	tab := srv.tab
 	for _, tc := range []struct {
 		file string
 		v    resp.Value
 	}{
-		{"testdata/command_info_resp2.raw", allInfo(tab)},
+		{"testdata/command_info_resp2.raw", srv.allInfo()},
 		{"testdata/command_docs_resp2.raw", docsAll(tab)},
 	} {
 		want, err := os.ReadFile(tc.file)

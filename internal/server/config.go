@@ -49,8 +49,9 @@ type Config struct {
 	ACLFile string
 	// RenameCommands applies "rename-command" directives to the top-level
 	// commands: lower-case original name → new name ("" disables the
-	// command). Error messages, ACL rules and COMMAND keep the original
-	// names, as in Redis.
+	// command). As in Redis 7.0.15, ACL rules and error texts keep the
+	// original names, while COMMAND works on the renamed set (COUNT, INFO
+	// and DOCS by new name, replies showing original names).
 	RenameCommands map[string]string
 	// MaxClients caps connected clients (default 10000).
 	MaxClients int

@@ -30,6 +30,7 @@ type Server struct {
 	backend Backend
 	tab     *table
 	cmds    map[string]*command // dispatch names after rename-command
+	live    map[*command]bool   // top-level commands still in cmds
 	acl     *acl
 	ps      pubsub
 	start   time.Time
@@ -71,6 +72,10 @@ func New(cfg Config, backend Backend) (*Server, error) {
 	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now()}
 	if s.cmds, err = renameCommands(tab, cfg.RenameCommands); err != nil {
 		return nil, err
+	}
+	s.live = make(map[*command]bool, len(s.cmds))
+	for _, c := range s.cmds {
+		s.live[c] = true
 	}
 	s.acl = newACL(tab)
 	if cfg.Requirepass != "" {
