@@ -139,7 +139,11 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		return 1
 	}
 	defer stopMetrics()
-	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", cfg.Server.Port))
+	shownPort := cfg.Server.Port
+	if shownPort == 0 {
+		shownPort = cfg.Server.TLSPort // like redisAsciiArt: the TLS port when there is no plain one
+	}
+	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", shownPort))
 	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err = rt.Run(sigCtx)

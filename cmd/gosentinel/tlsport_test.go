@@ -93,6 +93,9 @@ func TestAllTLSMixedPeers(t *testing.T) {
 			t.Fatalf("%s never saw its TLS peer: %s", name, last)
 		}
 	}
+	if l, _ := os.ReadFile(log); !strings.Contains(string(l), fmt.Sprintf("Running mode=sentinel, port=%d.", port)) {
+		t.Errorf("log does not show the TLS port in the Running mode line:\n%s", l)
+	}
 	// Plain connections are refused: gosentinel does not listen on a plain port.
 	if err := testutil.Ping("127.0.0.1:" + strconv.Itoa(port)); err == nil {
 		t.Fatal("plain PING answered on the TLS-only port")
