@@ -28,6 +28,9 @@ type spec struct {
 	// password is sent with AUTH before the harness's own commands
 	// (set it with a requirepass line in extra).
 	password string
+	// serverExtra, when set, is added to every redis-server's config
+	// (master and replicas), e.g. rename-command lines.
+	serverExtra []string
 	// files are written (mode 0755) into the sentinel's directory before
 	// it starts: scripts named by relative paths in the config.
 	files map[string]string
@@ -91,7 +94,11 @@ func startPair(t *testing.T, sp spec) [2]*side {
 func startSide(t *testing.T, sp spec, name, bin string) *side {
 	t.Helper()
 	s := &side{name: name, bin: bin, ports: map[string]string{}, password: sp.password}
-	s.top = testutil.StartTopology(t, sp.replicas, sp.replicaExtra...)
+	if sp.serverExtra != nil {
+		s.top = startTopologyExtra(t, sp)
+	} else {
+		s.top = testutil.StartTopology(t, sp.replicas, sp.replicaExtra...)
+	}
 	s.port = testutil.FreePort(t)
 	s.dir = t.TempDir()
 	s.conf = filepath.Join(s.dir, "sentinel.conf")
@@ -172,4 +179,19 @@ func (s *side) stderr(t *testing.T) string {
 		t.Fatalf("%s: read stderr: %v", s.name, err)
 	}
 	return string(b)
+}
+
+// startTopologyExtra is testutil.StartTopology with sp.serverExtra on every
+// server (StartTopology gives extra lines to replicas only).
+func startTopologyExtra(t *testing.T, sp spec) *testutil.Topology {
+	t.Helper()
+	top := &testutil.Topology{Master: testutil.StartRedis(t, sp.serverExtra...)}
+	for i := 0; i < sp.replicas; i++ {
+		extra := append([]string{fmt.Sprintf("replicaof 127.0.0.1 %d", top.Master.Port)}, sp.serverExtra...)
+		if i < len(sp.replicaExtra) {
+			extra = append(extra, sp.replicaExtra[i]...)
+		}
+		top.Replicas = append(top.Replicas, testutil.StartRedis(t, extra...))
+	}
+	return top
 }
