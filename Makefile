@@ -46,5 +46,9 @@ START ?= 1
 sim:
 	$(GO) run ./cmd/sentinelctl sim --seeds $(SEEDS) --start $(START)
 
+## mutants: plant known bugs in a copy of the core and show the simulator catches each.
+mutants:
+	internal/sim/mutants/run.sh
+
 clean:
 	rm -rf bin
