@@ -176,3 +176,25 @@ func BenchmarkDiscovery2000(b *testing.B) {
 		b.ReportMetric(float64(w.persists), "persists")
 	}
 }
+
+// BenchmarkTickScan measures the pure scan of a tick over healthy
+// instances when nothing is due (a second Tick at the same instant: every
+// periodic command was just sent, no deadline passed). This is the part of
+// the tick cost that grows with idle instances.
+func BenchmarkTickScan(b *testing.B) {
+	for _, n := range []int{1, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("masters=%d", n), func(b *testing.B) {
+			w := newSteadyWorld(b, n, true)
+			for k := 0; k < 300; k++ {
+				w.tick(k)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				if effs := w.s.Step(w.now, Tick{}); len(effs) != 0 {
+					b.Fatalf("a tick at the same instant did something: %v", effs[0])
+				}
+			}
+		})
+	}
+}

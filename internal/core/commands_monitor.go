@@ -67,6 +67,7 @@ func (s *Sentinel) cmdRemove(id uint64, args []string) {
 	}
 	s.event(LevelWarning, "-monitor", m, s.at(m))
 	delete(s.masters, m.name)
+	s.dictChanged()
 	s.releaseInstance(m)
 	s.markDirty()
 	s.respondPersisted(id, okValue, okValue)

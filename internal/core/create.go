@@ -92,6 +92,7 @@ func (s *Sentinel) newInstance(f iflag, name string, addr Addr, master *instance
 func (s *Sentinel) createMaster(name string, addr Addr, quorum int) *instance {
 	m := s.newInstance(fMaster, name, addr, nil)
 	m.m = &masterState{
+		sentinel:        s,
 		quorum:          quorum,
 		failoverTimeout: s.timing.DefaultFailoverTimeout,
 		parallelSyncs:   DefaultParallelSyncs,
@@ -99,6 +100,7 @@ func (s *Sentinel) createMaster(name string, addr Addr, quorum int) *instance {
 		sentinels:       map[string]*instance{},
 	}
 	s.masters[name] = m
+	s.dictChanged()
 	return m
 }
 
@@ -106,6 +108,7 @@ func (s *Sentinel) createReplica(m *instance, addr Addr) *instance {
 	key := s.replicaKey(addr)
 	r := s.newInstance(fSlave, key, addr, m)
 	m.m.replicas[key] = r
+	s.dictChanged()
 	return r
 }
 
@@ -113,6 +116,7 @@ func (s *Sentinel) createSentinel(m *instance, runid string, addr Addr) *instanc
 	si := s.newInstance(fSentinel, runid, addr, m)
 	si.runid = runid
 	m.m.sentinels[runid] = si
+	s.dictChanged()
 	return si
 }
 
@@ -140,6 +144,7 @@ func (s *Sentinel) releaseInstance(i *instance) {
 		}
 		i.m.replicas = map[string]*instance{}
 		i.m.sentinels = map[string]*instance{}
+		s.dictChanged()
 	}
 }
 
@@ -151,6 +156,7 @@ func (s *Sentinel) removeSentinelByRunID(m *instance, runid string) bool {
 		return false
 	}
 	delete(m.m.sentinels, runid)
+	s.dictChanged()
 	s.releaseInstance(si)
 	return true
 }

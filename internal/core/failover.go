@@ -298,11 +298,13 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 		s.releaseInstance(r)
 	}
 	ms.replicas = map[string]*instance{}
+	s.dictChanged()
 	if dropSentinels {
 		for _, si := range m.sortedSentinels() {
 			s.releaseInstance(si)
 		}
 		ms.sentinels = map[string]*instance{}
+		s.dictChanged()
 	}
 	// The peers' "master is down" answers were about the old address
 	// (sentinel.c keeps them; sim F5).

@@ -89,7 +89,9 @@ type masterState struct {
 	sentinels map[string]*instance // key: runid (the sentinel's name)
 	// replicasSorted and sentinelsSorted cache the sorted views (see
 	// sortedCached).
-	replicasSorted, sentinelsSorted []*instance
+	replicasSorted, sentinelsSorted sortedCache
+	// sentinel is the owning core (for its dictionary generation).
+	sentinel *Sentinel
 
 	failoverState       FailoverState
 	failoverEpoch       uint64
@@ -123,12 +125,12 @@ func (i *instance) role() Role {
 
 // sortedReplicas returns the replicas of a master in name order.
 func (i *instance) sortedReplicas() []*instance {
-	return sortedCached(i.m.replicas, &i.m.replicasSorted)
+	return i.m.sentinel.sortedCached(i.m.replicas, &i.m.replicasSorted)
 }
 
 // sortedSentinels returns the sentinels of a master in runid order.
 func (i *instance) sortedSentinels() []*instance {
-	return sortedCached(i.m.sentinels, &i.m.sentinelsSorted)
+	return i.m.sentinel.sortedCached(i.m.sentinels, &i.m.sentinelsSorted)
 }
 
 // addrEqualsHost reports whether a matches host:port (sentinelAddrEqualsHostname

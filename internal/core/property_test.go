@@ -17,6 +17,7 @@ func TestPropertyGetLeader(t *testing.T) {
 		m := s.masters["mym"]
 		for _, si := range m.sortedSentinels() {
 			delete(m.m.sentinels, si.name)
+			s.dictChanged()
 		}
 		n := rng.IntN(5)
 		for k := 0; k < n; k++ {

@@ -34,7 +34,8 @@ type Sentinel struct {
 	timing Timing
 
 	masters       map[string]*instance
-	mastersSorted []*instance // cache of sortedMasters
+	mastersSorted sortedCache // cache of sortedMasters
+	dictGen       uint64      // see dictChanged
 	links         map[LinkID]*link
 	pending       map[Tag]*pendingCmd
 	// pendingByConn indexes pending by connection, so that dropping a
@@ -86,6 +87,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 		pending:           map[Tag]*pendingCmd{},
 		pendingByConn:     map[ConnID]map[Tag]struct{}{},
 		now:               timeBase,
+		dictGen:           1, // zero caches are never valid
 	}
 	if s.myid == "" {
 		s.myid = randomHex(rng, 40)
@@ -282,7 +284,7 @@ func (s *Sentinel) touch(i *instance) {
 	l.lastPongTime = s.now
 }
 
-func (s *Sentinel) sortedMasters() []*instance { return sortedCached(s.masters, &s.mastersSorted) }
+func (s *Sentinel) sortedMasters() []*instance { return s.sortedCached(s.masters, &s.mastersSorted) }
 
 // emit appends an effect to the output of the current step.
 func (s *Sentinel) emit(e Effect) { s.out = append(s.out, e) }

@@ -14,26 +14,27 @@ func sortedInstances(d map[string]*instance) []*instance {
 	return out[:len(out):len(out)]
 }
 
-// sortedCached returns sortedInstances(d), reusing *cache when it still
-// holds exactly the instances of d. Every dictionary is keyed by the
-// instance's name, so the check is one lookup per instance: no sort and no
-// allocation on the timer's hot path, whoever mutated the map and however.
-// Callers must not modify the returned slice in place.
-func sortedCached(d map[string]*instance, cache *[]*instance) []*instance {
-	c := *cache
-	if len(c) == len(d) && c != nil {
-		valid := true
-		for _, x := range c {
-			if d[x.name] != x {
-				valid = false
-				break
-			}
-		}
-		if valid {
-			return c
-		}
+// sortedCache is the sorted view of one dictionary (masters, a master's
+// replicas or sentinels) and the dictionary generation it was built at.
+type sortedCache struct {
+	list []*instance
+	gen  uint64
+}
+
+// dictChanged must be called after any insertion into or deletion from a
+// dictionary of instances (or its replacement): it invalidates every
+// sorted view at once. Changes are rare (discovery, reset, switch), ticks
+// are not.
+func (s *Sentinel) dictChanged() { s.dictGen++ }
+
+// sortedCached returns sortedInstances(d), rebuilt only when a dictionary
+// changed since c was built: no sort, no allocation and no map access on
+// the timer's hot path. The length check guards against a mutation that
+// forgot dictChanged. Callers must not modify the returned slice in place.
+func (s *Sentinel) sortedCached(d map[string]*instance, c *sortedCache) []*instance {
+	if c.gen == s.dictGen && len(c.list) == len(d) {
+		return c.list
 	}
-	c = sortedInstances(d)
-	*cache = c
-	return c
+	c.list, c.gen = sortedInstances(d), s.dictGen
+	return c.list
 }
