@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,6 +77,16 @@ func TestFailoverEvents(t *testing.T) {
 	// real Sentinel leaves one more blank line per appending rewrite
 	// (§9 "blank-line quirk", explicitly not part of the contract).
 	compareConf(t, ps, "after a failover", true)
+	// Restart from the rewritten file: same view, same file.
+	for _, s := range ps {
+		s.proc.Term()
+		s.proc = testutil.StartSentinelConf(t, s.bin, s.conf, s.port, filepath.Join(s.dir, "sentinel.log"))
+		s.waitDiscovered(t)
+	}
+	sq.name = "after-failover-restart"
+	sq.cmds = append(sq.cmds, c("SENTINEL", "MYID"))
+	report(t, sq, compareSeq(t, ps, sq))
+	compareConf(t, ps, "after a failover and a restart", true)
 }
 
 func TestFailoverNoGoodSlave(t *testing.T) {

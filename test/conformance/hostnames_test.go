@@ -1,6 +1,11 @@
 package conformance
 
-import "testing"
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
 
 // hostnamesConf monitors the master by name with resolve- and
 // announce-hostnames on.
@@ -33,6 +38,25 @@ func TestHostnames(t *testing.T) {
 	on := seq{name: "hostnames-on", proto: 2, cmds: view}
 	report(t, on, compareSeq(t, ps, on))
 	compareConf(t, ps, "with announce-hostnames yes", true)
+	// Events name instances by hostname too: RESET drops the replicas, the
+	// next master INFO rediscovers them (+slave slave localhost:<port> ...).
+	var evs [2][]string
+	for i, s := range ps {
+		sb := subscribe(t, s, 2)
+		dialSide(t, s).do("SENTINEL", "RESET", "mym")
+		got := sb.until(t, 20*time.Second, func(e event) bool { return e.typ == "+reset-master" })
+		for n := 0; n < 2; n++ {
+			got = append(got, sb.until(t, 20*time.Second, func(e event) bool { return e.typ == "+slave" })...)
+		}
+		for _, e := range filter(got, "+reset-master", "+slave") {
+			evs[i] = append(evs[i], e.typ+" "+e.body)
+		}
+		sort.Strings(evs[i]) // the two replicas come in INFO order
+		s.waitDiscovered(t)
+	}
+	if a, b := strings.Join(evs[0], "\n"), strings.Join(evs[1], "\n"); a != b {
+		t.Errorf("events under announce-hostnames differ:\nreal:\n%s\nours:\n%s", a, b)
+	}
 	off := seq{name: "hostnames-off", proto: 2, cmds: append([]cmd{c("SENTINEL", "CONFIG", "SET", "announce-hostnames", "no")}, view...)}
 	report(t, off, compareSeq(t, ps, off))
 	compareConf(t, ps, "after CONFIG SET announce-hostnames no", true)
