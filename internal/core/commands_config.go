@@ -60,7 +60,7 @@ func (s *Sentinel) configSet(id uint64, name, value string) {
 		}
 		s.announceHostnames = b
 	case "announce-ip":
-		s.announceIP = value
+		s.announceIP, s.announceIPSet = value, true
 	case "announce-port":
 		n, ok := parseLL(value)
 		if !ok || n < 0 || n > 65535 {

@@ -68,9 +68,16 @@ type MasterConfig struct {
 // writes to sentinel.conf: the complete snapshot carried by [Persist], and
 // the starting point of [Config].
 type State struct {
-	MyID                string // 40 hex chars; "" on first start (New generates one)
-	CurrentEpoch        uint64
-	AnnounceIP          string
+	MyID         string // 40 hex chars; "" on first start (New generates one)
+	CurrentEpoch uint64
+	AnnounceIP   string
+	// AnnounceIPSet reports that announce-ip is set even if AnnounceIP is
+	// empty: after SENTINEL CONFIG SET announce-ip "" sentinel.c holds an
+	// empty (non-NULL) string and the rewrite writes `sentinel announce-ip
+	// ""` (conformance F2). Loading an empty announce-ip ignores it, so a
+	// runtime converting sentinel.conf leaves this false; it is true in
+	// every State the core emits whose AnnounceIP is not empty.
+	AnnounceIPSet       bool
 	AnnouncePort        int
 	AnnounceHostnames   bool
 	ResolveHostnames    bool

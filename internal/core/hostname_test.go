@@ -114,3 +114,36 @@ func TestReplicaNameUnderAnnounceHostnames(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnounceIPSetButEmpty is conformance F2: CONFIG SET announce-ip ""
+// leaves announce-ip set (empty), which the State reports so the rewrite
+// can write `sentinel announce-ip ""`; a State loaded without it is unset.
+func TestAnnounceIPSetButEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		load    State
+		set     []string // CONFIG SET announce-ip values, in order
+		wantIP  string
+		wantSet bool
+	}{
+		{"default", State{}, nil, "", false},
+		{"loaded", State{AnnounceIP: "1.2.3.4"}, nil, "1.2.3.4", true},
+		{"set then emptied", State{}, []string{"1.2.3.4", ""}, "", true},
+		{"emptied from a loaded value", State{AnnounceIP: "1.2.3.4"}, []string{""}, "", true},
+		{"loaded set-but-empty", State{AnnounceIPSet: true}, nil, "", true},
+	} {
+		st := tc.load
+		st.MyID = testMyID
+		s, err := New(Config{State: st}, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range tc.set {
+			request(s, Millis(k), uint64(k+1), "SENTINEL", "config", "set", "announce-ip", v)
+		}
+		got := s.Snapshot()
+		if got.AnnounceIP != tc.wantIP || got.AnnounceIPSet != tc.wantSet {
+			t.Errorf("%s: announce-ip %q set=%v, want %q set=%v", tc.name, got.AnnounceIP, got.AnnounceIPSet, tc.wantIP, tc.wantSet)
+		}
+	}
+}

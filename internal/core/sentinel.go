@@ -20,6 +20,7 @@ type Sentinel struct {
 	myid              string
 	currentEpoch      uint64
 	announceIP        string
+	announceIPSet     bool
 	announcePort      int
 	announceHostnames bool
 	resolveHostnames  bool
@@ -71,6 +72,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 		myid:              cfg.MyID,
 		currentEpoch:      cfg.CurrentEpoch,
 		announceIP:        cfg.AnnounceIP,
+		announceIPSet:     cfg.AnnounceIPSet || cfg.AnnounceIP != "",
 		announcePort:      cfg.AnnouncePort,
 		announceHostnames: cfg.AnnounceHostnames,
 		resolveHostnames:  cfg.ResolveHostnames,

@@ -9,6 +9,7 @@ func (s *Sentinel) snapshot() State {
 		MyID:                s.myid,
 		CurrentEpoch:        s.currentEpoch,
 		AnnounceIP:          s.announceIP,
+		AnnounceIPSet:       s.announceIPSet,
 		AnnouncePort:        s.announcePort,
 		AnnounceHostnames:   s.announceHostnames,
 		ResolveHostnames:    s.resolveHostnames,
