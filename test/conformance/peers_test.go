@@ -22,7 +22,12 @@ func (s *side) addPeers(t *testing.T, sp spec, n int) []*testutil.Process {
 		if err := os.WriteFile(conf, []byte(sp.confBody(port, s.top.Master.Port)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p := testutil.StartSentinelConf(t, s.bin, conf, port, filepath.Join(dir, "sentinel.log"))
+		var p *testutil.Process
+		if s.password != "" {
+			p = testutil.StartSentinelNoAuth(t, s.bin, conf, port)
+		} else {
+			p = testutil.StartSentinelConf(t, s.bin, conf, port, filepath.Join(dir, "sentinel.log"))
+		}
 		s.ports[strconv.Itoa(port)] = "<peer-port>"
 		peers = append(peers, p)
 	}
@@ -30,6 +35,11 @@ func (s *side) addPeers(t *testing.T, sp spec, n int) []*testutil.Process {
 		cl, err := dialQuiet(addr)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if s.password != "" {
+			if _, err := cl.try("AUTH", s.password); err != nil {
+				t.Fatal(err)
+			}
 		}
 		_, err = cl.try("SENTINEL", "DEBUG", "publish-period", "200", "info-period", "300")
 		cl.close()
@@ -43,6 +53,11 @@ func (s *side) addPeers(t *testing.T, sp spec, n int) []*testutil.Process {
 			return false
 		}
 		defer cl.close()
+		if s.password != "" {
+			if _, err := cl.try("AUTH", s.password); err != nil {
+				return false
+			}
+		}
 		v, err := cl.try("SENTINEL", "SENTINELS", "mym")
 		if err != nil || len(v.Elems) != n {
 			return false
@@ -148,4 +163,40 @@ func TestVotes(t *testing.T) {
 		c("SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "{M}", "8", "{ID}"),
 	}}
 	report(t, sq3, compareSeq(t, ps, sq3))
+}
+
+// TestPeersWithRequirepass: sentinels protected by requirepass and no
+// sentinel-pass authenticate to each other with their own requirepass
+// (§19): the peer answers PING validly, so it never goes s_down.
+func TestPeersWithRequirepass(t *testing.T) {
+	t.Parallel()
+	sp := spec{replicas: 0, quorum: 1, downAfter: 2000, extra: "requirepass pw\n", password: "pw"}
+	ps := startPair(t, sp)
+	for _, s := range ps {
+		s.waitDiscovered(t)
+		s.addPeers(t, sp, 1)
+	}
+	var flags [2]string
+	for i, s := range ps {
+		cl := dialSide(t, s)
+		cl.do("AUTH", "pw")
+		// A peer that is not authenticated answers -NOAUTH to every PING:
+		// its last valid reply ages past down-after (2 s) and it goes
+		// s_down. Watch for 3 s: the observation window is the test.
+		worst := 0
+		for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			p := pairs(cl.do("SENTINEL", "SENTINELS", "mym").Elems[0])
+			ok, err := strconv.Atoi(p["last-ok-ping-reply"])
+			if err != nil || ok > worst {
+				worst = ok
+			}
+			flags[i] = p["flags"]
+		}
+		if worst > 1500 {
+			t.Errorf("%s: peer's last valid PING reply aged to %d ms (flags %q)", s.name, worst, flags[i])
+		}
+	}
+	if flags[0] != flags[1] || flags[0] != "sentinel" {
+		t.Errorf("peer flags: real %q, ours %q", flags[0], flags[1])
+	}
 }
