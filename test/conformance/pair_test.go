@@ -28,6 +28,9 @@ type spec struct {
 	// password is sent with AUTH before the harness's own commands
 	// (set it with a requirepass line in extra).
 	password string
+	// authPass, when set, starts the servers with testutil.StartAuthTopology
+	// (user testutil.AuthUser / authPass; the default user may only PING).
+	authPass string
 	// serverExtra, when set, is added to every redis-server's config
 	// (master and replicas), e.g. rename-command lines.
 	serverExtra []string
@@ -94,9 +97,12 @@ func startPair(t *testing.T, sp spec) [2]*side {
 func startSide(t *testing.T, sp spec, name, bin string) *side {
 	t.Helper()
 	s := &side{name: name, bin: bin, ports: map[string]string{}, password: sp.password}
-	if sp.serverExtra != nil {
+	switch {
+	case sp.authPass != "":
+		s.top = testutil.StartAuthTopology(t, sp.authPass, sp.replicas, sp.replicaExtra...)
+	case sp.serverExtra != nil:
 		s.top = startTopologyExtra(t, sp)
-	} else {
+	default:
 		s.top = testutil.StartTopology(t, sp.replicas, sp.replicaExtra...)
 	}
 	s.port = testutil.FreePort(t)
