@@ -43,9 +43,41 @@ func (r *resolver) sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// sleepUntilHint waits d, or until a hint arrives (the end of a resolution
+// does not cut it), or ctx / the client ends.
+func (r *resolver) sleepUntilHint(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	r.mu.Lock()
+	seq := r.hintSeq
+	for {
+		w := r.wake
+		r.mu.Unlock()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.ctx.Done():
+			return ErrClientClosed
+		case <-w:
+		}
+		r.mu.Lock()
+		if r.hintSeq != seq {
+			r.mu.Unlock()
+			return nil
+		}
+	}
+}
+
 // dial is the go-redis Dialer: it resolves (cache or sentinels), dials,
-// verifies the role on the fresh connection, and on any failure backs off
-// and starts again from the first sentinel until ctx (DialTimeout) expires.
+// verifies the role on the fresh connection, and on any failure starts
+// again from the first sentinel until ctx (DialTimeout, or the caller's
+// deadline) expires. After a failed resolution it goes straight back to the
+// resolver, which paces the resolutions and wakes every waiting dialer the
+// moment one ends or a hint arrives; only a failure after a successful
+// resolution (the verified address then failed) sleeps a jittered backoff,
+// cut short by the end of any resolution or a hint.
 func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	var lastErr error
 	for attempt := 0; ; attempt++ {
@@ -53,6 +85,7 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 			return nil, &dialError{ErrClientClosed}
 		}
 		addr, gen, fresh, err := r.target(ctx)
+		resolved := err == nil
 		if err == nil {
 			var c net.Conn
 			c, err = r.dialVerify(ctx, addr, r.want)
@@ -79,13 +112,23 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		if permanent(err) {
 			return nil, &dialError{err}
 		}
-		if fresh {
-			continue // the cached address failed: re-resolve at once
+		if fresh || (!resolved && r.lastFailed()) {
+			// The cached address failed: re-resolve at once. Or the
+			// resolution failed: the resolver paces the next one.
+			continue
 		}
 		if serr := r.sleep(ctx, backoff(attempt, r.opt.MinRoleBackoff, r.opt.MaxRoleBackoff)); serr != nil {
 			return nil, &dialError{fmt.Errorf("%w (while waiting: %v)", lastErr, serr)}
 		}
 	}
+}
+
+// lastFailed reports whether the last resolution ended in an error (the
+// resolver then paces the next one).
+func (r *resolver) lastFailed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr != nil
 }
 
 // target returns the address a new connection should use.

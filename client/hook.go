@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -164,15 +163,8 @@ func (h hook) after(ctx context.Context, err error, gen uint64, readOnly bool) b
 	return false
 }
 
-// wait sleeps the jittered retry backoff for attempt n.
+// wait sleeps the jittered retry backoff for attempt n; a hint (the
+// master moved) ends it at once.
 func (h hook) wait(ctx context.Context, n int) error {
-	d := backoff(n, h.r.opt.MinRetryBackoff, h.r.opt.MaxRetryBackoff)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return h.r.sleepUntilHint(ctx, backoff(n, h.r.opt.MinRetryBackoff, h.r.opt.MaxRetryBackoff))
 }

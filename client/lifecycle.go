@@ -121,6 +121,12 @@ func (r *resolver) shutdown() {
 		r.mu.Lock()
 		subs := r.subConns
 		r.subConns = map[net.Conn]struct{}{}
+		if c := r.inflight; c != nil && c.pending != nil {
+			// A paced resolution that has not started: end it now
+			// (ErrClientClosed) rather than when its timer fires.
+			c.pending.Stop()
+			r.launchLocked(c)
+		}
 		r.mu.Unlock()
 		for c := range subs {
 			c.Close()

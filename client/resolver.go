@@ -69,7 +69,8 @@ type call struct {
 	err        error
 	seq        uint64 // hintSeq when it started
 	cancel     context.CancelFunc
-	superseded bool // a hint arrived: cancelled, its outcome is ignored (guarded by resolver.mu)
+	superseded bool        // a hint arrived: cancelled, its outcome is ignored (guarded by resolver.mu)
+	pending    *time.Timer // paced: not started yet, the timer starts it (guarded by resolver.mu)
 }
 
 func newResolver(opt FailoverOptions, want string) *resolver {
@@ -133,11 +134,13 @@ func (r *resolver) hintLocked() {
 	r.hintSeq++
 	r.valid = false
 	r.forced = true
-	if c := r.inflight; c != nil {
+	if c := r.inflight; c != nil && c.pending == nil {
 		c.superseded = true
 		c.cancel()
 		r.inflight = nil
 	}
+	// A paced resolution that has not started yet is started now by the
+	// caller's kick: its waiters get an answer that postdates the hint.
 	r.broadcastLocked()
 }
 
@@ -151,22 +154,28 @@ func (r *resolver) broadcastLocked() {
 // enough, and otherwise waits for it and for the one chained after it. The
 // resolution itself runs under the client's lifetime context with its own
 // deadline, so one caller giving up does not fail the others.
+//
+// While resolutions keep failing (the master is down and the sentinels have
+// not failed over yet) the next one is paced (failGap after the end of the
+// last one) and every caller waits for it, bounded by its own ctx, instead
+// of sleeping a backoff of its own: the sentinels are asked once per gap
+// whatever the number of waiting dialers, and the callers learn the outcome
+// the moment it exists. A hint starts the paced resolution at once.
 func (r *resolver) resolveShared(ctx context.Context) error {
 	r.mu.Lock()
 	need := r.hintSeq
 	for {
 		c := r.inflight
 		if c == nil {
-			if r.lastErr != nil && !r.forced && time.Since(r.lastEnd) < r.failGap() {
-				// Resolutions keep failing (e.g. the master is down and
-				// the sentinels have not failed over yet): do not hammer
-				// the sentinels once per waiting dialer; hints bypass the
-				// gap.
-				err := r.lastErr
-				r.mu.Unlock()
-				return err
+			wait := time.Duration(0)
+			if r.lastErr != nil && !r.forced {
+				wait = r.failGap() - time.Since(r.lastEnd)
 			}
-			c = r.startLocked()
+			if wait > 0 {
+				c = r.scheduleLocked(wait)
+			} else {
+				c = r.startLocked()
+			}
 		}
 		r.mu.Unlock()
 		select {
@@ -182,25 +191,66 @@ func (r *resolver) resolveShared(ctx context.Context) error {
 	}
 }
 
-// kick starts a resolution unless one is in flight (after a hint, the one
-// in flight, if any, is always younger than the hint).
+// kick starts a resolution unless one is running (after a hint, the one
+// running, if any, is always younger than the hint); a paced one that has
+// not started yet starts now.
 func (r *resolver) kick() {
 	r.mu.Lock()
-	if r.inflight == nil && !r.closed() {
+	if r.closed() {
+		r.mu.Unlock()
+		return
+	}
+	switch c := r.inflight; {
+	case c == nil:
 		r.startLocked()
+	case c.pending != nil:
+		c.pending.Stop()
+		r.launchLocked(c)
 	}
 	r.mu.Unlock()
 }
 
 // startLocked starts a resolution; the caller holds r.mu.
 func (r *resolver) startLocked() *call {
-	r.forced = false
-	ctx, cancel := context.WithTimeout(r.ctx, r.opt.DialTimeout)
-	c := &call{done: make(chan struct{}), seq: r.hintSeq, cancel: cancel}
+	c := &call{done: make(chan struct{})}
 	r.inflight = c
+	r.launchLocked(c)
+	return c
+}
+
+// scheduleLocked registers a resolution that starts after d (the pacing
+// between failed resolutions); callers wait for it like for a running one.
+// The caller holds r.mu.
+func (r *resolver) scheduleLocked(d time.Duration) *call {
+	c := &call{done: make(chan struct{})}
+	r.inflight = c
+	c.pending = time.AfterFunc(d, func() {
+		r.mu.Lock()
+		if c.pending != nil && r.inflight == c {
+			r.launchLocked(c)
+		}
+		r.mu.Unlock()
+	})
+	return c
+}
+
+// launchLocked runs resolution c; the caller holds r.mu. After shutdown it
+// ends c at once with ErrClientClosed.
+func (r *resolver) launchLocked(c *call) {
+	c.pending = nil
+	r.forced = false
+	c.seq = r.hintSeq
+	if r.closed() {
+		c.cancel = func() {}
+		c.err = ErrClientClosed
+		r.inflight = nil
+		close(c.done)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.opt.DialTimeout)
+	c.cancel = cancel
 	r.wg.Add(1)
 	go r.runResolution(ctx, c)
-	return c
 }
 
 func (r *resolver) runResolution(ctx context.Context, c *call) {
@@ -351,10 +401,18 @@ func (r *resolver) staleLocked() []*trackedConn {
 }
 
 // failGap is the minimum time between the end of a failed resolution and the
-// start of the next one: MinRoleBackoff doubling with each consecutive
-// failure up to MaxRoleBackoff (without jitter: the dialers waiting on it
-// are jittered). The caller holds r.mu.
+// start of the next one, which every waiting dialer shares. While the
+// sentinels name a master that does not answer (ErrMasterUnreachable: it
+// died and the failover has not happened yet) the sentinels are asked again
+// every MinRoleBackoff, so that the first sentinel naming the promoted
+// replica is heard within that time even without a pub/sub hint; after
+// other failures (role mismatch, disagreement, sentinels failing) the gap
+// doubles with each consecutive failure from MinRoleBackoff up to
+// MaxRoleBackoff. The caller holds r.mu.
 func (r *resolver) failGap() time.Duration {
+	if errors.Is(r.lastErr, ErrMasterUnreachable) {
+		return r.opt.MinRoleBackoff
+	}
 	d := r.opt.MinRoleBackoff
 	for i := 1; i < r.failStreak && d < r.opt.MaxRoleBackoff; i++ {
 		d *= 2
