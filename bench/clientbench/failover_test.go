@@ -195,8 +195,12 @@ func TestFailoverCompare(t *testing.T) {
 		rounds = v
 	}
 	results := map[string]map[string][]result{}
+	only := os.Getenv("GOSENTINEL_BENCH_SCENARIO") // substring filter, e.g. SIGKILL
 	for _, sc := range scenarios {
 		results[sc.name] = map[string][]result{}
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
 		for round := 0; round < rounds; round++ {
 			rs := runRound(t, sc)
 			for name, r := range rs {
@@ -209,6 +213,9 @@ func TestFailoverCompare(t *testing.T) {
 	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | of them issued after the first +switch-master (median / max) | rounds |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarios {
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
 		for _, ct := range contenders {
 			rs := results[sc.name][ct.name]
 			fmt.Fprintf(&b, "| %s | %s | %v | %d | %d / %d | %v | %d / %d | %d |\n", sc.name, ct.name,
@@ -226,6 +233,9 @@ func TestFailoverCompare(t *testing.T) {
 	}
 	t.Log(b.String())
 	for _, sc := range scenarios {
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
 		ours := results[sc.name][contenders[0].name]
 		theirs := results[sc.name][contenders[len(contenders)-1].name] // go-redis
 		lost := func(r result) float64 { return float64(r.misplaced) }
@@ -280,6 +290,9 @@ func runRound(t *testing.T, sc scenario) map[string]result {
 	})
 	if took := time.Since(event); took > 10*time.Second {
 		t.Logf("slow failover (%v), sentinel log:\n%s", took, c.Sentinels[0].Log())
+	}
+	if at := sw.at(); !at.IsZero() {
+		t.Logf("%s: event at %s, first +switch-master %v after it", sc.name, event.Format("15:04:05.000000"), at.Sub(event).Round(time.Millisecond))
 	}
 	time.Sleep(time.Second) // observation window after the failover (a measured span, not a synchronisation)
 	out := map[string]result{}
