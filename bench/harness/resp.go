@@ -1,26 +1,27 @@
 package harness
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
 )
 
-// Limits on replies read from a sentinel: the harness never trusts a length
-// prefix beyond these.
-const (
-	maxBulkLen  = 1 << 20
-	maxArrayLen = 1 << 20
-	maxDepth    = 8
-)
+// replyLimits bound replies read from a sentinel: the harness never trusts
+// a length prefix beyond these.
+var replyLimits = resp.Limits{
+	MaxBulkLen:  1 << 20,
+	MaxArrayLen: 1 << 20,
+	MaxDepth:    8,
+}
 
 // ErrProtocol is returned when a reply is not valid RESP2 or exceeds the
-// harness's limits.
+// harness's limits. The error also matches resp.ErrProtocol when the codec
+// refused the bytes.
 var ErrProtocol = errors.New("resp protocol error")
 
 // RedisError is an error reply (-ERR ...) from the server.
@@ -31,10 +32,11 @@ func (e RedisError) Error() string { return string(e) }
 
 // Conn is a minimal RESP2 connection. The harness uses its own client, not
 // go-redis, so that what is measured is the sentinel and not a client's
-// handshake (HELLO, CLIENT SETINFO) or retry policy.
+// handshake (HELLO, CLIENT SETINFO) or retry policy. Replies are decoded by
+// internal/resp, the codec the server itself uses.
 type Conn struct {
 	c net.Conn
-	r *bufio.Reader
+	r *resp.Reader
 }
 
 // Dial connects to addr within timeout.
@@ -43,8 +45,11 @@ func Dial(addr string, timeout time.Duration) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	return &Conn{c: c, r: bufio.NewReader(c)}, nil
+	return &Conn{c: c, r: resp.NewReaderLimits(c, replyLimits)}, nil
 }
+
+// connFrom reads replies from r (tests and benchmarks, no network).
+func connFrom(r io.Reader) *Conn { return &Conn{r: resp.NewReaderLimits(r, replyLimits)} }
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
@@ -78,93 +83,49 @@ func (c *Conn) Do(timeout time.Duration, args ...string) (any, error) {
 
 // Read reads one reply. Strings and bulk strings become string, integers
 // int64, arrays []any, nil replies nil, and error replies a RedisError value
-// (returned as the value, not as the error).
-func (c *Conn) Read() (any, error) { return readValue(c.r, 0) }
+// (returned as the value, not as the error). RESP3-only types are refused
+// with ErrProtocol: the harness never sends HELLO 3.
+func (c *Conn) Read() (any, error) {
+	v, err := c.r.ReadValue()
+	if err != nil {
+		if errors.Is(err, resp.ErrProtocol) {
+			return nil, fmt.Errorf("%w: %w", ErrProtocol, err)
+		}
+		return nil, err
+	}
+	return fromValue(v)
+}
 
 // EncodeCommand encodes args as a RESP array of bulk strings.
 func EncodeCommand(args ...string) []byte {
-	var b []byte
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
+	b := resp.AppendArrayLen(nil, len(args))
 	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
+		b = resp.AppendBulkString(b, a)
 	}
 	return b
 }
 
-func readLine(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 2 || line[len(line)-2] != '\r' {
-		return "", fmt.Errorf("%w: line without CRLF", ErrProtocol)
-	}
-	return line[:len(line)-2], nil
-}
-
-func readValue(r *bufio.Reader, depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nesting deeper than %d", ErrProtocol, maxDepth)
-	}
-	line, err := readLine(r)
-	if err != nil {
-		return nil, err
-	}
-	if line == "" {
-		return nil, fmt.Errorf("%w: empty line", ErrProtocol)
-	}
-	body := line[1:]
-	switch line[0] {
-	case '+':
-		return body, nil
-	case '-':
-		return RedisError(body), nil
-	case ':':
-		n, err := strconv.ParseInt(body, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%w: bad integer %q", ErrProtocol, body)
-		}
-		return n, nil
-	case '$':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 || n > maxBulkLen {
-			return nil, fmt.Errorf("%w: bad bulk length %q", ErrProtocol, body)
-		}
-		if n == -1 {
-			return nil, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, err
-		}
-		if buf[n] != '\r' || buf[n+1] != '\n' {
-			return nil, fmt.Errorf("%w: bulk without CRLF", ErrProtocol)
-		}
-		return string(buf[:n]), nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 || n > maxArrayLen {
-			return nil, fmt.Errorf("%w: bad array length %q", ErrProtocol, body)
-		}
-		if n == -1 {
-			return nil, nil
-		}
-		out := make([]any, 0, min(n, 1024))
-		for i := 0; i < n; i++ {
-			v, err := readValue(r, depth+1)
+// fromValue turns a RESP2 value into the harness's plain Go values.
+func fromValue(v resp.Value) (any, error) {
+	switch v.Kind {
+	case resp.KindSimpleString, resp.KindBulkString:
+		return v.Str, nil
+	case resp.KindError:
+		return RedisError(v.Str), nil
+	case resp.KindInteger:
+		return v.Int, nil
+	case resp.KindNullBulk, resp.KindNullArray:
+		return nil, nil
+	case resp.KindArray:
+		out := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			x, err := fromValue(e)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			out[i] = x
 		}
 		return out, nil
-	default:
-		return nil, fmt.Errorf("%w: unexpected type byte %q", ErrProtocol, line[0])
 	}
+	return nil, fmt.Errorf("%w: unexpected RESP3 %s reply", ErrProtocol, v.Kind)
 }

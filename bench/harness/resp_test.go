@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"errors"
 	"reflect"
 	"strings"
@@ -23,7 +22,11 @@ func TestReadValue(t *testing.T) {
 		{"null array", "*-1\r\n", nil, false},
 		{"addr", "*2\r\n$9\r\n127.0.0.1\r\n$4\r\n6379\r\n", []any{"127.0.0.1", "6379"}, false},
 		{"pmessage", "*4\r\n$8\r\npmessage\r\n$1\r\n*\r\n$6\r\n+sdown\r\n$1\r\nx\r\n", []any{"pmessage", "*", "+sdown", "x"}, false},
-		{"no CRLF", "+OK\n", nil, true},
+		// internal/resp, like redis-server, takes a bare LF as a line end.
+		{"LF only", "+OK\n", "OK", false},
+		{"RESP3 null refused", "_\r\n", nil, true},
+		{"RESP3 map refused", "%1\r\n+a\r\n+b\r\n", nil, true},
+		{"RESP3 inside array refused", "*1\r\n#t\r\n", nil, true},
 		{"bad type", "!3\r\n", nil, true},
 		{"huge bulk", "$99999999999\r\n", nil, true},
 		{"negative bulk", "$-2\r\n", nil, true},
@@ -36,7 +39,7 @@ func TestReadValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readValue(bufio.NewReader(strings.NewReader(tt.in)), 0)
+			got, err := connFrom(strings.NewReader(tt.in)).Read()
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}

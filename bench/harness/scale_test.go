@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"net"
 	"strconv"
 	"strings"
@@ -25,8 +24,7 @@ func fakeSentinel(t *testing.T, reply []byte) string {
 			if err != nil {
 				return
 			}
-			r := bufio.NewReader(c)
-			if _, err := readValue(r, 0); err == nil {
+			if _, err := connFrom(c).Read(); err == nil {
 				c.Write(reply)
 			}
 			c.Close()
