@@ -108,9 +108,14 @@ type Directive struct {
 
 // Sentinel holds the sentinel part of the configuration.
 type Sentinel struct {
-	MyID                string // sentinel myid (40 characters)
-	CurrentEpoch        uint64 // sentinel current-epoch
-	AnnounceIP          string // sentinel announce-ip
+	MyID         string // sentinel myid (40 characters)
+	CurrentEpoch uint64 // sentinel current-epoch
+	AnnounceIP   string // sentinel announce-ip
+	// AnnounceIPSet: announce-ip was set at run time, possibly to "" (real
+	// Sentinel then holds an empty, non-NULL value and writes
+	// `sentinel announce-ip ""`). Never set by loading: an empty value in
+	// the file is ignored, as sentinel.c does.
+	AnnounceIPSet       bool
 	AnnouncePort        int    // sentinel announce-port (0 = own port)
 	AnnounceHostnames   bool   // sentinel announce-hostnames
 	ResolveHostnames    bool   // sentinel resolve-hostnames

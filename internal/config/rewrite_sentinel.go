@@ -83,7 +83,7 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 		}
 	}
 	st.line("sentinel current-epoch", "sentinel current-epoch "+strconv.FormatUint(s.CurrentEpoch, 10), true)
-	if s.AnnounceIP != "" {
+	if s.AnnounceIP != "" || s.AnnounceIPSet {
 		st.line("sentinel announce-ip", "sentinel announce-ip "+Quote(s.AnnounceIP), true)
 	} else {
 		st.processed("sentinel announce-ip")
