@@ -198,3 +198,65 @@ func BenchmarkTickScan(b *testing.B) {
 		})
 	}
 }
+
+// TestDiscoveryBurstCoalescesPersists: 200 masters discover their replicas
+// in the same tick; with the disk slow (PersistDone delivered only after
+// the burst), the burst yields one Persist in flight and one coalesced
+// Persist after it is done, not one per replica (sentinel.c: one fsync per
+// +slave).
+func TestDiscoveryBurstCoalescesPersists(t *testing.T) {
+	w := newSteadyWorld(t, 200, false)
+	var held []PersistDone
+	var persists []Persist
+	var run func(effs []Effect)
+	run = func(effs []Effect) {
+		for len(effs) > 0 {
+			var next []Effect
+			for _, e := range effs {
+				switch e := e.(type) {
+				case Connect:
+					next = append(next, w.s.Step(w.now, LinkConnected{Link: e.Link, Conn: e.Conn, LocalIP: "10.0.1.1"})...)
+				case Send:
+					next = append(next, w.s.Step(w.now, Reply{Link: e.Link, Conn: e.Conn, Tag: e.Tag, Value: w.reply(e)})...)
+				case Persist:
+					persists = append(persists, e)
+					held = append(held, PersistDone{Seq: e.Seq})
+				}
+			}
+			effs = next
+		}
+	}
+	slaves := 0
+	for k := 0; k < 5 && slaves < 200; k++ {
+		w.now += 100
+		effs := w.s.Step(w.now, Tick{})
+		run(effs)
+		slaves = 0
+		for _, m := range w.s.sortedMasters() {
+			slaves += len(m.m.replicas)
+		}
+	}
+	if slaves != 200 {
+		t.Fatalf("%d replicas discovered, want 200", slaves)
+	}
+	if len(persists) != 1 {
+		t.Fatalf("%d Persist effects during the burst with one in flight, want 1", len(persists))
+	}
+	for len(held) > 0 {
+		pd := held[0]
+		held = held[1:]
+		w.now++
+		run(w.s.Step(w.now, pd))
+	}
+	if len(persists) != 2 {
+		t.Fatalf("%d Persist effects in total, want 2 (one in flight + one coalesced)", len(persists))
+	}
+	last := persists[len(persists)-1].State
+	n := 0
+	for _, mc := range last.Masters {
+		n += len(mc.KnownReplicas)
+	}
+	if n != 200 {
+		t.Fatalf("the coalesced Persist carries %d known replicas, want 200", n)
+	}
+}
