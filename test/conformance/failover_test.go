@@ -25,10 +25,13 @@ func failoverEvents(t *testing.T, s *side, replicas int) (reply string, evs []ev
 	t.Helper()
 	sb := subscribe(t, s, 2)
 	s.waitFreshInfo(t, 600)
-	reply = s.render(dialSide(t, s).do("SENTINEL", "FAILOVER", "mym"))
+	cl := dialSide(t, s)
+	reply = s.render(cl.do("SENTINEL", "FAILOVER", "mym"))
 	if reply != "+OK" {
 		t.Fatalf("%s: SENTINEL FAILOVER: %s", s.name, reply)
 	}
+	// A second one while the first runs.
+	reply += " " + s.render(cl.do("SENTINEL", "FAILOVER", "mym"))
 	evs = sb.until(t, 30*time.Second, func(e event) bool { return e.typ == "+switch-master" })
 	for n := 0; n < replicas; {
 		more := sb.until(t, 10*time.Second, func(e event) bool { return e.typ == "+slave" })
@@ -46,7 +49,10 @@ func TestFailoverEvents(t *testing.T) {
 	for i, s := range ps {
 		s.waitDiscovered(t)
 		dialSide(t, s).do("SENTINEL", "DEBUG", "info-period", "300", "publish-period", "200")
-		_, evs := failoverEvents(t, s, 2)
+		reply, evs := failoverEvents(t, s, 2)
+		if want := "+OK -INPROG Failover already in progress"; reply != want {
+			t.Errorf("%s: FAILOVER twice: %q, want %q", s.name, reply, want)
+		}
 		for _, e := range evs {
 			if timingEvents[e.typ] {
 				continue
