@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,28 +71,20 @@ func reason(err error) string {
 }
 
 // BuildOurs runs `go build -o <outDir>/gosentinel ./cmd/gosentinel` in
-// repoRoot and returns the binary's path.
+// repoRoot (through testutil.BuildGosentinelContext) and returns the
+// binary's path.
 func BuildOurs(ctx context.Context, repoRoot, outDir string) (string, error) {
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", fmt.Errorf("build gosentinel: %w", err)
-	}
-	out := filepath.Join(outDir, "gosentinel")
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool(), "build", "-o", out, "./cmd/gosentinel")
-	cmd.Dir = repoRoot
-	msg, err := cmd.CombinedOutput()
+	out, err := testutil.BuildGosentinelContext(ctx, repoRoot, outDir)
+	var be *testutil.BuildError
+	if errors.As(err, &be) {
+		return "", fmt.Errorf("%w: go build ./cmd/gosentinel failed: %s", ErrNotAvailable, firstLine(be.Output, be.Err))
+	}
 	if err != nil {
-		return "", fmt.Errorf("%w: go build ./cmd/gosentinel failed: %s", ErrNotAvailable, firstLine(string(msg), err))
+		return "", err
 	}
 	return out, nil
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return "/usr/local/go/bin/go"
 }
 
 func firstLine(s string, err error) string {

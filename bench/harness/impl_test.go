@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,14 @@ func TestRealSentinelMissing(t *testing.T) {
 	im := RealSentinel(filepath.Join(t.TempDir(), "no-such-sentinel"))
 	if im.Available() || im.Unavailable == "" {
 		t.Errorf("RealSentinel of a missing binary = %+v, want unavailable with a reason", im)
+	}
+}
+
+// TestBuildOursOutsideModule checks that a failed build is reported as
+// ErrNotAvailable with the go tool's first line, not as a crash.
+func TestBuildOursOutsideModule(t *testing.T) {
+	_, err := BuildOurs(t.Context(), t.TempDir(), t.TempDir())
+	if !errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), "go build ./cmd/gosentinel failed: ") {
+		t.Fatalf("err = %v, want ErrNotAvailable with the build's first line", err)
 	}
 }
