@@ -21,7 +21,9 @@ type pendingCmd struct {
 }
 
 // conn is one outbound connection: a goroutine that dials and then reads,
-// plus a writer goroutine that drains the output queue.
+// plus a writer goroutine started when output is queued and gone once the
+// queue is drained (an idle link has one goroutine, not two: at hundreds
+// of masters, stacks are a good part of the memory).
 type conn struct {
 	m    *Manager
 	id   ID
@@ -30,11 +32,13 @@ type conn struct {
 
 	killed   chan struct{} // closed by kill: the caller closed us
 	killOnce sync.Once
-	wake     chan struct{} // capacity 1: output queued
+	writers  sync.WaitGroup // the writer goroutine, while one runs
 
 	mu      sync.Mutex
 	nc      net.Conn
 	out     []byte
+	spare   []byte // the writer's previous buffer, reused for out
+	writing bool   // a writer goroutine is running
 	pending []pendingCmd
 	dead    bool  // no more sends accepted
 	err     error // first failure
@@ -47,7 +51,6 @@ func newConn(m *Manager, id ID, addr string, kind Kind) *conn {
 		addr:   addr,
 		kind:   kind,
 		killed: make(chan struct{}),
-		wake:   make(chan struct{}, 1),
 	}
 }
 
@@ -67,12 +70,24 @@ func (c *conn) send(tag Tag, args []string, flags SendFlag) bool {
 	}
 	c.out = appendCommand(c.out, args)
 	c.pending = append(c.pending, pendingCmd{tag: tag, flags: flags})
+	nc, start := c.startWriterLocked()
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if start {
+		go c.writeOut(nc)
 	}
 	return true
+}
+
+// startWriterLocked reports whether the caller must start a writer for
+// the queued output (connected, output queued, none running); it then
+// counts it as running. c.mu is held.
+func (c *conn) startWriterLocked() (net.Conn, bool) {
+	if c.nc == nil || c.dead || c.writing || len(c.out) == 0 {
+		return nil, false
+	}
+	c.writing = true
+	c.writers.Add(1)
+	return c.nc, true
 }
 
 // kill is the caller's Close: silent from now on.
@@ -94,11 +109,7 @@ func (c *conn) fail(err error) {
 	nc := c.nc
 	c.mu.Unlock()
 	if nc != nil {
-		_ = nc.Close()
-	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
+		_ = nc.Close() // unblocks the reader and a writer in Write
 	}
 }
 
@@ -124,15 +135,17 @@ func (c *conn) run() {
 
 	c.m.emit(c, Connected{ID: c.id, LocalIP: localIP(nc)})
 
-	stopWriter := make(chan struct{})
-	writerDone := make(chan struct{})
-	go func() {
-		defer close(writerDone)
-		c.writeLoop(nc, stopWriter)
-	}()
+	c.mu.Lock()
+	wnc, start := c.startWriterLocked() // commands sent before the connection was up
+	c.mu.Unlock()
+	if start {
+		go c.writeOut(wnc)
+	}
 	c.readLoop(nc)
-	close(stopWriter)
-	<-writerDone
+	c.mu.Lock()
+	c.dead = true // no new writer from now on
+	c.mu.Unlock()
+	c.writers.Wait()
 	c.finish()
 }
 
@@ -196,35 +209,36 @@ func (c *conn) dial() (net.Conn, error) {
 	return tc, nil
 }
 
-func (c *conn) writeLoop(nc net.Conn, stop <-chan struct{}) {
-	var spare []byte
+// writeOut writes the queued output until the queue is empty (then the
+// goroutine ends; the next send starts a new one) or the connection dies.
+func (c *conn) writeOut(nc net.Conn) {
+	defer c.writers.Done()
 	for {
-		select {
-		case <-c.wake:
-		case <-stop:
-			return
-		}
 		c.mu.Lock()
-		if c.dead {
+		if c.dead || len(c.out) == 0 {
+			c.writing = false
 			c.mu.Unlock()
 			return
-		}
-		if len(c.out) == 0 {
-			c.mu.Unlock()
-			continue
 		}
 		// Swap buffers: senders append to the spare one while buf is
-		// written. Never swap an empty buffer in, or both names would
-		// share one array.
+		// written (out is non-empty here, so the two never share an
+		// array).
 		buf := c.out
-		c.out = spare[:0]
+		c.out = c.spare[:0]
+		c.spare = nil
 		c.mu.Unlock()
 		_ = nc.SetWriteDeadline(time.Now().Add(c.m.cfg.WriteTimeout))
-		if _, err := nc.Write(buf); err != nil {
+		_, err := nc.Write(buf)
+		c.mu.Lock()
+		c.spare = buf
+		c.mu.Unlock()
+		if err != nil {
 			c.fail(fmt.Errorf("%w: write to %s: %w", ErrConnLost, c.addr, err))
+			c.mu.Lock()
+			c.writing = false
+			c.mu.Unlock()
 			return
 		}
-		spare = buf
 	}
 }
 
