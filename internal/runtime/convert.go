@@ -113,6 +113,7 @@ func applyState(c *config.Config, st core.State) {
 	s.MyID = st.MyID
 	s.CurrentEpoch = st.CurrentEpoch
 	s.AnnounceIP = st.AnnounceIP
+	s.AnnounceIPSet = st.AnnounceIPSet // `sentinel announce-ip ""` after CONFIG SET to "" (F2)
 	s.AnnouncePort = st.AnnouncePort
 	s.AnnounceHostnames = st.AnnounceHostnames
 	s.ResolveHostnames = st.ResolveHostnames

@@ -34,3 +34,15 @@ func TestApplyStateAnnounceHostnames(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyStateAnnounceIPSet: an announce-ip set to "" at run time reaches
+// the config, which writes `sentinel announce-ip ""` like Redis (F2).
+func TestApplyStateAnnounceIPSet(t *testing.T) {
+	for _, set := range []bool{false, true} {
+		c := &config.Config{}
+		applyState(c, core.State{AnnounceIPSet: set})
+		if c.Sentinel.AnnounceIPSet != set {
+			t.Errorf("State.AnnounceIPSet %v → config %v", set, c.Sentinel.AnnounceIPSet)
+		}
+	}
+}
