@@ -104,9 +104,13 @@ type FailoverOptions struct {
 	// asks the sentinels for every new connection). Any connection error,
 	// READONLY/LOADING/MASTERDOWN reply or +switch-master invalidates it.
 	ResolveCacheTTL time.Duration
-	// MinRoleBackoff / MaxRoleBackoff bound the jittered wait after a failed
-	// resolution or a role mismatch before starting again from the first
-	// sentinel (defaults 25 ms / 250 ms).
+	// MinRoleBackoff / MaxRoleBackoff pace the resolutions while they fail
+	// (defaults 25 ms / 250 ms): one every MinRoleBackoff while the
+	// advertised master is unreachable (the failover has not happened
+	// yet), doubling up to MaxRoleBackoff after other failures; all
+	// waiting connections share it. They also bound the jittered wait
+	// before starting again from the first sentinel when a freshly
+	// verified address fails for a new connection.
 	MinRoleBackoff, MaxRoleBackoff time.Duration
 
 	// TLSConfig enables TLS towards the Redis data nodes (nil: plain TCP).
