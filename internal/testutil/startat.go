@@ -1,16 +1,6 @@
 package testutil
 
-import (
-	"bufio"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
-)
+import "path/filepath"
 
 // StartSentinelAt starts a sentinel binary (real redis-sentinel or
 // gosentinel) with argv args from the working directory cwd, the way tools
@@ -24,62 +14,11 @@ func StartSentinelAt(t TB, bin, cwd string, args []string, port int) *Process {
 }
 
 // StartSentinelNoAuth is StartSentinelConf for a sentinel that requires a
-// password: it is ready when an inline PING answers +PONG or -NOAUTH.
+// password: like every start helper it is ready when an inline PING answers
+// +PONG or -NOAUTH.
 func StartSentinelNoAuth(t TB, bin, conf string, port int) *Process {
 	t.Helper()
-	dir := filepath.Dir(conf)
-	cmd := exec.Command(bin, conf)
-	cmd.Dir = dir
-	stderr, err := os.Create(filepath.Join(dir, "stderr.txt"))
-	if err != nil {
-		t.Fatalf("testutil: %v", err)
-	}
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		stderr.Close()
-		t.Fatalf("testutil: start %s: %v", bin, err)
-	}
-	stderr.Close()
-	p := &Process{Name: filepath.Base(bin), Port: port, Dir: dir, Conf: conf, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.signal(syscall.SIGCONT)
-		p.signal(syscall.SIGKILL)
-		<-p.done
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		line, err := pingLine(p.Addr())
-		if err == nil && (strings.HasPrefix(line, "+PONG") || strings.HasPrefix(line, "-NOAUTH")) {
-			return p
-		}
-		if p.Exited() || time.Now().After(deadline) {
-			t.Fatalf("testutil: %s on port %d not ready: %q %v", bin, port, line, err)
-		}
-		time.Sleep(10 * time.Millisecond) // poll interval: there is no readiness event to await
-	}
-}
-
-// pingLine sends an inline PING and returns the first reply line.
-func pingLine(addr string) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-	if err != nil {
-		return "", fmt.Errorf("dial: %w", err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return "", fmt.Errorf("write: %w", err)
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return "", fmt.Errorf("read: %w", err)
-	}
-	return line, nil
+	return StartSentinelConf(t, bin, conf, port, "")
 }
 
 // StderrPath returns the file that received the process's stderr.

@@ -247,9 +247,21 @@ func StartSentinelConf(t TB, bin, conf string, port int, logFile string) *Proces
 
 func start(t TB, name, bin string, args []string, dir string, port int) *Process {
 	t.Helper()
+	p := spawn(t, name, bin, args, dir, port)
+	if err := WaitPing(p.Addr(), 10*time.Second, p.done); err != nil {
+		se, _ := os.ReadFile(p.StderrPath())
+		t.Fatalf("testutil: %s on port %d not ready: %v\nstderr: %s\nlog: %s", name, port, err, se, p.Log())
+	}
+	return p
+}
+
+// spawn starts bin with args in dir, its stderr in dir/stderr.txt, in its
+// own process group and killed if the test binary dies; it is reaped by a
+// goroutine and killed by PID in t.Cleanup. It does not wait for readiness.
+func spawn(t TB, name, bin string, args []string, dir string, port int) *Process {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Stdout = nil
 	stderr, err := os.Create(filepath.Join(dir, "stderr.txt"))
 	if err != nil {
 		t.Fatalf("testutil: %v", err)
@@ -258,11 +270,11 @@ func start(t TB, name, bin string, args []string, dir string, port int) *Process
 	// Own process group, so that a test binary killed by a timeout does not
 	// leave the server behind with our terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		stderr.Close()
+	err = cmd.Start()
+	stderr.Close()
+	if err != nil {
 		t.Fatalf("testutil: start %s: %v", bin, err)
 	}
-	stderr.Close()
 	p := &Process{Name: name, Port: port, Dir: dir, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
@@ -273,10 +285,6 @@ func start(t TB, name, bin string, args []string, dir string, port int) *Process
 		p.signal(syscall.SIGKILL)
 		<-p.done
 	})
-	if err := WaitPing(p.Addr(), 10*time.Second, p.done); err != nil {
-		se, _ := os.ReadFile(filepath.Join(dir, "stderr.txt"))
-		t.Fatalf("testutil: %s on port %d not ready: %v\nstderr: %s\nlog: %s", name, port, err, se, p.Log())
-	}
 	return p
 }
 

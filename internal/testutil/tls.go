@@ -12,10 +12,8 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -86,18 +84,8 @@ func StartTLSSentinel(t TB, files TLSFiles, body string) *Process {
 	log := filepath.Join(dir, "sentinel.log")
 	writeFile(t, conf, fmt.Sprintf("port 0\ntls-port %d\nbind 127.0.0.1\nlogfile %s\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\ntls-auth-clients yes\n%s\n",
 		port, quote(log), quote(files.Cert), quote(files.Key), quote(files.CA), body))
-	cmd := exec.Command(Binary(t, "redis-sentinel"), conf)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("testutil: start TLS sentinel: %v", err)
-	}
-	p := &Process{Name: "redis-sentinel", Port: port, Dir: dir, Conf: conf, LogFile: log, cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.signal(syscall.SIGKILL)
-		<-p.done
-	})
+	p := spawn(t, "redis-sentinel", Binary(t, "redis-sentinel"), []string{conf}, dir, port)
+	p.Conf, p.LogFile = conf, log
 	cfg, err := clientTLS(files)
 	if err != nil {
 		t.Fatalf("testutil: %v", err)
