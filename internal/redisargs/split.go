@@ -28,6 +28,23 @@ func hexVal(c byte) byte {
 	}
 }
 
+// unescape returns the byte that \e stands for inside double quotes.
+func unescape(e byte) byte {
+	switch e {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return e
+}
+
 // Split returns the arguments of line as strings; see Append for the rules.
 func Split(line string) ([]string, error) {
 	buf, offs, err := Append(line, nil, nil)
@@ -87,67 +104,38 @@ func Append[T string | []byte](line T, buf []byte, offs []int) ([]byte, []int, e
 			return buf, offs, nil
 		}
 		offs = append(offs, len(buf))
-		inq, insq, done := false, false, false
-		for !done {
+		var quote byte // the open quote, '"' or '\'', or 0 outside quotes
+		for done := false; !done; {
 			c := at(p)
 			switch {
-			case inq:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					buf = append(buf, hexVal(at(p+2))<<4|hexVal(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					e := line[p]
-					switch e {
-					case 'n':
-						e = '\n'
-					case 'r':
-						e = '\r'
-					case 't':
-						e = '\t'
-					case 'b':
-						e = '\b'
-					case 'a':
-						e = '\a'
-					}
-					buf = append(buf, e)
-				case c == '"':
-					if at(p+1) != 0 && !IsSpace(at(p+1)) {
-						return buf, offs, ErrUnbalancedQuotes
-					}
-					done = true
-				case c == 0:
-					return buf, offs, ErrUnbalancedQuotes
-				default:
-					buf = append(buf, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					buf = append(buf, '\'')
-				case c == '\'':
-					if at(p+1) != 0 && !IsSpace(at(p+1)) {
-						return buf, offs, ErrUnbalancedQuotes
-					}
-					done = true
-				case c == 0:
-					return buf, offs, ErrUnbalancedQuotes
-				default:
-					buf = append(buf, c)
-				}
-			default:
+			case quote == 0:
 				switch c {
 				case ' ', '\n', '\r', '\t', 0:
 					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
+				case '"', '\'':
+					quote = c
 				default:
 					buf = append(buf, c)
 				}
+			case quote == '"' && c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				buf = append(buf, hexVal(at(p+2))<<4|hexVal(at(p+3)))
+				p += 3
+			case quote == '"' && c == '\\' && at(p+1) != 0:
+				p++
+				buf = append(buf, unescape(line[p]))
+			case quote == '\'' && c == '\\' && at(p+1) == '\'':
+				p++
+				buf = append(buf, '\'')
+			case c == quote:
+				// The closing quote must be followed by a space or the end.
+				if at(p+1) != 0 && !IsSpace(at(p+1)) {
+					return buf, offs, ErrUnbalancedQuotes
+				}
+				done = true
+			case c == 0:
+				return buf, offs, ErrUnbalancedQuotes
+			default:
+				buf = append(buf, c)
 			}
 			if p < n {
 				p++
