@@ -46,18 +46,23 @@ func (c *Config) applySentinel() error {
 	return nil
 }
 
-// atoi behaves like C atoi: leading spaces, sign, digits up to the first
-// non-digit, 0 when there are none; the result wraps to 32 bits.
-func atoi(s string) int {
+// cSign skips the leading white space and optional sign of a C number and
+// returns where the digits start and whether the sign was '-'.
+func cSign(s string) (start int, neg bool) {
 	i := 0
 	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
-	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
+		return i + 1, s[i] == '-'
 	}
+	return i, false
+}
+
+// atoi behaves like C atoi: leading spaces, sign, digits up to the first
+// non-digit, 0 when there are none; the result wraps to 32 bits.
+func atoi(s string) int {
+	i, neg := cSign(s)
 	var n int64
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		if n < math.MaxInt64/10-10 {
@@ -74,15 +79,7 @@ func atoi(s string) int {
 
 // strtoull behaves like C strtoull(s, NULL, 10).
 func strtoull(s string) uint64 {
-	i := 0
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := cSign(s)
 	var n uint64
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		d := uint64(s[i] - '0')
