@@ -47,11 +47,18 @@ func TestKillToFirstWrite(t *testing.T) {
 		channel  string // hint published by the first sentinel ("": none)
 		opts     FailoverOptions
 		bound    time.Duration
+		timeout  time.Duration // of each write (0: 5 s)
 	}{
-		{"+switch-master after a long outage", 8, chanSwitchMaster, FailoverOptions{}, killSwitchBound},
-		{"+switch-master right after the kill", 1, chanSwitchMaster, FailoverOptions{}, killSwitchBound},
-		{"+promoted-slave after a long outage", 8, chanPromotedSlave, FailoverOptions{}, killSwitchBound},
-		{"no pub/sub: the sentinel answers a newer epoch", 8, "", FailoverOptions{DisablePubSub: true}, killSwitchBound},
+		{"+switch-master after a long outage", 8, chanSwitchMaster, FailoverOptions{}, killSwitchBound, 0},
+		{"+switch-master right after the kill", 1, chanSwitchMaster, FailoverOptions{}, killSwitchBound, 0},
+		{"+promoted-slave after a long outage", 8, chanPromotedSlave, FailoverOptions{}, killSwitchBound, 0},
+		{"no pubsub, the sentinel answers a newer epoch", 8, "", FailoverOptions{DisablePubSub: true}, killSwitchBound, 0},
+		// Writes that give up after 50 ms fail their dials: after
+		// PoolSize of them go-redis's pool fails every dial at once
+		// until its background probe (our Dialer, waiting on the
+		// resolver) succeeds.
+		{"+switch-master, writes with a 50 ms timeout", 48, chanSwitchMaster, FailoverOptions{}, killSwitchBound, 50 * time.Millisecond},
+		{"no pubsub, writes with a 50 ms timeout", 48, "", FailoverOptions{DisablePubSub: true}, killSwitchBound, 50 * time.Millisecond},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +71,11 @@ func TestKillToFirstWrite(t *testing.T) {
 			o.SentinelAddrs = []string{fs.addr(), lag.addr()}
 			o.ReconcileInterval = -1
 			rdb := newTestClient(t, o)
-			w := startAckWriter(t, rdb, "k:")
+			timeout := tc.timeout
+			if timeout == 0 {
+				timeout = 5 * time.Second
+			}
+			w := startAckWriterTimeout(t, rdb, "k:", timeout)
 			testutil.WaitFor(t, 5*time.Second, "writes and the subscriptions", func() bool {
 				return w.count() > 20 && (o.DisablePubSub || (fs.subCount() > 0 && lag.subCount() > 0))
 			})

@@ -85,6 +85,12 @@ type ackWriter struct {
 }
 
 func startAckWriter(t *testing.T, rdb *redis.Client, prefix string) *ackWriter {
+	return startAckWriterTimeout(t, rdb, prefix, 5*time.Second)
+}
+
+// startAckWriterTimeout is startAckWriter with timeout as each write's
+// deadline.
+func startAckWriterTimeout(t *testing.T, rdb *redis.Client, prefix string, timeout time.Duration) *ackWriter {
 	w := &ackWriter{prefix: prefix, issued: map[string]time.Time{}, acked: map[string]time.Time{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -99,7 +105,7 @@ func startAckWriter(t *testing.T, rdb *redis.Client, prefix string) *ackWriter {
 			}
 			k := prefix + strconv.Itoa(i)
 			issued := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			err := rdb.Set(ctx, k, i, 0).Err()
 			cancel()
 			now := time.Now()
