@@ -43,19 +43,7 @@ func TestFirstPerSentinel(t *testing.T) {
 // given pmessages, standing in for a sentinel's Pub/Sub.
 func fakePublisher(t *testing.T, msgs [][2]string, send <-chan struct{}) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { l.Close(); <-done })
-	go func() {
-		defer close(done)
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	return fakeServer(t, func(c net.Conn) {
 		buf := make([]byte, 256)
 		if _, err := c.Read(buf); err != nil {
 			return
@@ -67,10 +55,9 @@ func fakePublisher(t *testing.T, msgs [][2]string, send <-chan struct{}) string 
 			b.Write(EncodeCommand("pmessage", "*", m[0], m[1]))
 		}
 		c.Write([]byte(b.String()))
-		// Keep the connection open until the listener is closed.
+		// Keep the connection open until the watcher closes it.
 		c.Read(buf)
-	}()
-	return l.Addr().String()
+	})
 }
 
 func TestWatcherWaitUntil(t *testing.T) {
@@ -97,24 +84,12 @@ func TestWatcherWaitUntil(t *testing.T) {
 }
 
 func TestWatchRejectsNonSubscriber(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { l.Close(); <-done })
-	go func() {
-		defer close(done)
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	addr := fakeServer(t, func(c net.Conn) {
 		c.Write([]byte("-ERR unknown command 'PSUBSCRIBE'\r\n"))
 		buf := make([]byte, 64)
 		c.Read(buf)
-	}()
-	if _, err := Watch([]string{l.Addr().String()}); err == nil {
+	})
+	if _, err := Watch([]string{addr}); err == nil {
 		t.Fatalf("Watch accepted an error reply to PSUBSCRIBE")
 	}
 }

@@ -11,26 +11,11 @@ import (
 // fakeSentinel answers every command with the fixed RESP reply.
 func fakeSentinel(t *testing.T, reply []byte) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { l.Close(); <-done })
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if _, err := connFrom(c).Read(); err == nil {
-				c.Write(reply)
-			}
-			c.Close()
+	return fakeServer(t, func(c net.Conn) {
+		if _, err := connFrom(c).Read(); err == nil {
+			c.Write(reply)
 		}
-	}()
-	return l.Addr().String()
+	})
 }
 
 func mastersReply(ms ...[]string) []byte {
