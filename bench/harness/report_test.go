@@ -55,15 +55,11 @@ func TestSaveSectionMerges(t *testing.T) {
 		t.Fatalf("sections = %+v", r.Sections)
 	}
 	md := r.Markdown()
-	for _, want := range []string{
+	assertContains(t, "markdown", md,
 		"### Failover v2", "### Scale",
 		"**gosentinel: not available (build \\| failed)**; no figure is reported for it.",
 		"| kill → +switch-master (ms, lower is better) | **2280** (p90 2300, 2261–2300, n=2) | not available | — |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	if strings.Index(md, "### Failover") > strings.Index(md, "### Scale") {
 		t.Errorf("failover section should come before scale:\n%s", md)
 	}
@@ -91,15 +87,11 @@ func TestMarkdownMixedNotes(t *testing.T) {
 		NewFigure("c", "ms", true, []float64{1}, "", []float64{}, ""),
 	}}}}
 	md := r.Markdown()
-	for _, want := range []string{
+	assertContains(t, "markdown", md,
 		"| a (ms, lower is better) | 1 | 2 | 2.00 |",
 		"| b (ms, lower is better) | 1 | not available (crashed) | — |",
 		"| c (ms, lower is better) | 1 | not observed | — |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	if strings.Contains(md, "no figure is reported") {
 		t.Errorf("a per-figure note was lifted above the table:\n%s", md)
 	}
@@ -117,15 +109,11 @@ func TestMarkdownSummary(t *testing.T) {
 	}}
 	md := r.Markdown()
 	sum := md[:strings.Index(md, "### F")]
-	for _, want := range []string{
+	assertContains(t, "summary", sum,
 		"### Summary",
 		"| SIGKILL → first +switch-master (ms) | 2295 | 1219 | 0.53 |",
 		"| -c 50 (req/s) | 50000 | not available | — |",
-	} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
-		}
-	}
+	)
 	if strings.Contains(sum, "+sdown") {
 		t.Errorf("a non-headline figure is in the summary:\n%s", sum)
 	}
@@ -151,5 +139,16 @@ func TestRenderMarkdown(t *testing.T) {
 	b, err := os.ReadFile(MarkdownPath(path))
 	if err != nil || !strings.Contains(string(b), "### Storm") {
 		t.Errorf("rendered markdown = %q, %v", b, err)
+	}
+}
+
+// assertContains reports every one of wants that text (named what in the
+// message) lacks.
+func assertContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
 	}
 }
