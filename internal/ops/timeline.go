@@ -105,6 +105,14 @@ func (tl *Timeline) Add(e Event) (Step, *Failover, bool) {
 	}
 	if f == nil {
 		if e.Type == "+failover-end" {
+			// The leader ends its failover after the observers already
+			// published +switch-master (they switch on its first hello):
+			// it belongs to the failover just closed, if any.
+			if last := tl.lastClosed(e.MasterName); last != nil && !last.has(e.Type) {
+				s := Step{Type: e.Type, At: e.Time, Since: e.Time.Sub(last.Start), Source: e.Source, Payload: e.Payload, Seen: 1}
+				last.Steps = append(last.Steps, s)
+				return s, last, true
+			}
 			return Step{}, nil, false // tail of a failover we did not see start
 		}
 		if e.Type == "+switch-master" && tl.recentlyClosed(e) {
@@ -133,6 +141,25 @@ func (tl *Timeline) Add(e Event) (Step, *Failover, bool) {
 		tl.closed = append(tl.closed, f)
 	}
 	return s, f, true
+}
+
+// lastClosed returns the most recently closed failover of master, or nil
+// when the last one closed is of another master.
+func (tl *Timeline) lastClosed(master string) *Failover {
+	if len(tl.closed) == 0 || tl.closed[len(tl.closed)-1].Master != master {
+		return nil
+	}
+	return tl.closed[len(tl.closed)-1]
+}
+
+// has reports whether f already has a step of type t.
+func (f *Failover) has(t string) bool {
+	for _, s := range f.Steps {
+		if s.Type == t {
+			return true
+		}
+	}
+	return false
 }
 
 // recentlyClosed reports whether e repeats the +switch-master of the last

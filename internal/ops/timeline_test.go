@@ -48,8 +48,8 @@ func TestTimeline(t *testing.T) {
 				{2000, "a", "+sdown", "slave 10.0.0.1:6379 10.0.0.1 6379 @ mym 10.0.0.2 6379"},
 			},
 			failovers: 1,
-			steps:     []string{"+sdown", "+odown", "+try-failover", "+elected-leader", "+selected-slave", "+failover-state-wait-promotion", "+promoted-slave", "+switch-master"},
-			since:     []int{0, 100, 110, 150, 200, 260, 900, 1000},
+			steps:     []string{"+sdown", "+odown", "+try-failover", "+elected-leader", "+selected-slave", "+failover-state-wait-promotion", "+promoted-slave", "+switch-master", "+failover-end"},
+			since:     []int{0, 100, 110, 150, 200, 260, 900, 1000, 1001},
 			complete:  true, seen: 3,
 		},
 		{
