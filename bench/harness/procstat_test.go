@@ -1,61 +1,28 @@
 package harness
 
 import (
-	"errors"
 	"os"
 	"testing"
 	"time"
 )
 
 func TestParseStatCPU(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    time.Duration
-		wantErr bool
-	}{
+	runParseCases(t, parseStatCPU, ErrProcFormat, []parseCase[time.Duration]{
 		{"plain", "1234 (redis-sentinel) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 5 0 100 1000 200", 3 * time.Second, false},
 		{"comm with spaces and parens", "99 (a b) c)) R 1 1 1 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 1 1 1", 100 * time.Millisecond, false},
 		{"no paren", "1234 redis S 1", 0, true},
 		{"too short", "1 (x) S 1 2 3", 0, true},
 		{"not a number", "1 (x) S 1 1 1 0 -1 0 0 0 0 0 x 3 0", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseStatCPU(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if err != nil && !errors.Is(err, ErrProcFormat) {
-				t.Errorf("err = %v, want ErrProcFormat", err)
-			}
-			if got != tt.want {
-				t.Errorf("got %v, want %v", got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestParseStatusRSS(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    int64
-		wantErr bool
-	}{
+	runParseCases(t, parseStatusRSS, ErrProcFormat, []parseCase[int64]{
 		{"ok", "Name:\tx\nVmPeak:\t  999 kB\nVmRSS:\t   33792 kB\nThreads: 5\n", 33792 * 1024, false},
 		{"missing", "Name:\tx\n", 0, true},
 		{"bad unit", "VmRSS:\t 12 MB\n", 0, true},
 		{"bad number", "VmRSS:\t x kB\n", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseStatusRSS(tt.in)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("parseStatusRSS = %d, %v; want %d, err %v", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
+	})
 }
 
 // TestCPUTimeSelf reads this process's own /proc files: CPU time never goes

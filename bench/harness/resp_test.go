@@ -2,18 +2,12 @@ package harness
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 )
 
 func TestReadValue(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    any
-		wantErr bool
-	}{
+	runParseCases(t, func(in string) (any, error) { return connFrom(strings.NewReader(in)).Read() }, nil, []parseCase[any]{
 		{"simple", "+OK\r\n", "OK", false},
 		{"error", "-ERR no\r\n", RedisError("ERR no"), false},
 		{"int", ":42\r\n", int64(42), false},
@@ -36,18 +30,7 @@ func TestReadValue(t *testing.T) {
 		{"bulk bad terminator", "$2\r\nabXY", nil, true},
 		{"too deep", strings.Repeat("*1\r\n", 20) + ":1\r\n", nil, true},
 		{"empty line", "\r\n", nil, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := connFrom(strings.NewReader(tt.in)).Read()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %#v, want %#v", got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestEncodeCommand(t *testing.T) {
