@@ -123,3 +123,41 @@ func TestOutagePacing(t *testing.T) {
 		t.Errorf("%d resolutions in %v, want ≥ %d (the sentinels asked about every %v)", n, window, lo, gap)
 	}
 }
+
+// TestFailGap: the pace of failing resolutions. A dead advertised master
+// is polled every MinRoleBackoff for DialTimeout (the failover is expected
+// within that time), then like any other failure: doubling up to
+// MaxRoleBackoff.
+func TestFailGap(t *testing.T) {
+	t.Parallel()
+	unreachable := &DiscoveryError{Kind: ErrMasterUnreachable, Master: "mymaster"}
+	mismatch := &DiscoveryError{Kind: ErrRoleMismatch, Master: "mymaster"}
+	tests := []struct {
+		name   string
+		err    error
+		streak int
+		since  time.Duration // first failure this long ago
+		want   time.Duration
+	}{
+		{"unreachable, first failure", unreachable, 1, 0, 25 * time.Millisecond},
+		{"unreachable, long streak within DialTimeout", unreachable, 40, 4 * time.Second, 25 * time.Millisecond},
+		{"unreachable beyond DialTimeout", unreachable, 200, 6 * time.Second, 250 * time.Millisecond},
+		{"role mismatch, first failure", mismatch, 1, 0, 25 * time.Millisecond},
+		{"role mismatch, third failure", mismatch, 3, 0, 100 * time.Millisecond},
+		{"role mismatch, long streak", mismatch, 10, 0, 250 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &FailoverOptions{MasterName: "mymaster"}
+			r := newResolver(o.withDefaults(), roleMaster)
+			t.Cleanup(r.shutdown)
+			r.mu.Lock()
+			r.lastErr, r.failStreak, r.failSince = tc.err, tc.streak, time.Now().Add(-tc.since)
+			got := r.failGap()
+			r.mu.Unlock()
+			if got != tc.want {
+				t.Fatalf("failGap = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -48,6 +48,7 @@ type resolver struct {
 	lastEnd    time.Time     // end of the last resolution
 	lastErr    error         // error of the last resolution
 	failStreak int           // consecutive failed resolutions
+	failSince  time.Time     // end of the first of them
 	forced     bool          // a hint asked for a resolution: skip the failure gap
 	wake       chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
 	conns      map[*trackedConn]struct{}
@@ -272,6 +273,9 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	}
 	if err != nil {
 		r.stats.resolutionErrors.Add(1)
+		if r.failStreak == 0 {
+			r.failSince = time.Now()
+		}
 		r.failStreak++
 	} else {
 		r.failStreak = 0
@@ -405,12 +409,15 @@ func (r *resolver) staleLocked() []*trackedConn {
 // sentinels name a master that does not answer (ErrMasterUnreachable: it
 // died and the failover has not happened yet) the sentinels are asked again
 // every MinRoleBackoff, so that the first sentinel naming the promoted
-// replica is heard within that time even without a pub/sub hint; after
-// other failures (role mismatch, disagreement, sentinels failing) the gap
-// doubles with each consecutive failure from MinRoleBackoff up to
-// MaxRoleBackoff. The caller holds r.mu.
+// replica is heard within that time even without a pub/sub hint; that
+// lasts DialTimeout (a failover takes down-after-milliseconds plus about a
+// second), then, like after other failures (role mismatch, disagreement,
+// sentinels failing), the gap doubles with each consecutive failure from
+// MinRoleBackoff up to MaxRoleBackoff, so a master that stays unreachable
+// without a failover does not cost the sentinels 1/MinRoleBackoff queries
+// per second per client. The caller holds r.mu.
 func (r *resolver) failGap() time.Duration {
-	if errors.Is(r.lastErr, ErrMasterUnreachable) {
+	if errors.Is(r.lastErr, ErrMasterUnreachable) && time.Since(r.failSince) < r.opt.DialTimeout {
 		return r.opt.MinRoleBackoff
 	}
 	d := r.opt.MinRoleBackoff
