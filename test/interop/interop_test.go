@@ -107,15 +107,13 @@ func startDeployment(t *testing.T, members []member) *deployment {
 	return d
 }
 
-// killAndAgree SIGKILLs d.top.Master and waits until every sentinel
-// reports the same new master and logged exactly one +switch-master for
-// this change. It
-// returns the new address and the time from kill to agreement.
-func (d *deployment) killAndAgree(t *testing.T) (string, time.Duration) {
+// quorum2 is a member with quorum 2 and down-after-milliseconds 1000.
+func quorum2(gos bool) member { return member{gosentinel: gos, quorum: 2, downAfterMs: 1000} }
+
+// waitNewMaster waits until every sentinel reports the same master, other
+// than oldAddr, and returns its address.
+func (d *deployment) waitNewMaster(t *testing.T, oldAddr string) string {
 	t.Helper()
-	oldAddr := d.top.Master.Addr()
-	start := time.Now()
-	d.top.Master.Kill()
 	var newAddr string
 	testutil.WaitFor(t, 30*time.Second, "all sentinels agree on a new master", func() bool {
 		seen := ""
@@ -129,6 +127,19 @@ func (d *deployment) killAndAgree(t *testing.T) (string, time.Duration) {
 		newAddr = seen
 		return true
 	})
+	return newAddr
+}
+
+// killAndAgree SIGKILLs d.top.Master and waits until every sentinel
+// reports the same new master and logged exactly one +switch-master for
+// this change. It
+// returns the new address and the time from kill to agreement.
+func (d *deployment) killAndAgree(t *testing.T) (string, time.Duration) {
+	t.Helper()
+	oldAddr := d.top.Master.Addr()
+	start := time.Now()
+	d.top.Master.Kill()
+	newAddr := d.waitNewMaster(t, oldAddr)
 	agree := time.Since(start)
 	sw := "+switch-master " + master + " " + strings.Replace(oldAddr, ":", " ", 1) + " " + strings.Replace(newAddr, ":", " ", 1)
 	for i, s := range d.sentinels {
@@ -202,10 +213,10 @@ func TestMixedQuorum(t *testing.T) {
 	}{
 		{"gosentinel leader, 2 real voters", []member{fast(true), slow(false), slow(false)}, 0},
 		{"real leader, gosentinel votes", []member{fast(false), slow(true), slow(false)}, 0},
-		{"1 gosentinel + 2 real, same config", []member{{true, 2, 1000}, {false, 2, 1000}, {false, 2, 1000}}, -1},
-		{"2 gosentinel + 1 real, same config", []member{{true, 2, 1000}, {true, 2, 1000}, {false, 2, 1000}}, -1},
-		{"baseline: 3 real", []member{{false, 2, 1000}, {false, 2, 1000}, {false, 2, 1000}}, -1},
-		{"3 gosentinel", []member{{true, 2, 1000}, {true, 2, 1000}, {true, 2, 1000}}, -1},
+		{"1 gosentinel + 2 real, same config", []member{quorum2(true), quorum2(false), quorum2(false)}, -1},
+		{"2 gosentinel + 1 real, same config", []member{quorum2(true), quorum2(true), quorum2(false)}, -1},
+		{"baseline: 3 real", []member{quorum2(false), quorum2(false), quorum2(false)}, -1},
+		{"3 gosentinel", []member{quorum2(true), quorum2(true), quorum2(true)}, -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,25 +16,12 @@ func TestPausedMaster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	same := func(gos bool) member { return member{gosentinel: gos, quorum: 2, downAfterMs: 1000} }
-	d := startDeployment(t, []member{same(true), same(true), same(false)})
+	d := startDeployment(t, []member{quorum2(true), quorum2(true), quorum2(false)})
 	oldMaster := d.top.Master
 	oldAddr := oldMaster.Addr()
 	start := time.Now()
 	oldMaster.Stop()
-	var newAddr string
-	testutil.WaitFor(t, 30*time.Second, "all sentinels agree on a new master", func() bool {
-		seen := ""
-		for _, s := range d.sentinels {
-			a, err := testutil.MasterAddr(s.Addr(), master)
-			if err != nil || a == oldAddr || (seen != "" && a != seen) {
-				return false
-			}
-			seen = a
-		}
-		newAddr = seen
-		return true
-	})
+	newAddr := d.waitNewMaster(t, oldAddr)
 	t.Logf("SIGSTOP -> all 3 agree on %s in %v", newAddr, time.Since(start))
 	oldMaster.Cont()
 	_, port, _ := strings.Cut(newAddr, ":")

@@ -16,15 +16,14 @@ func TestReplaceRealSentinel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	same := member{gosentinel: false, quorum: 2, downAfterMs: 1000}
-	d := startDeployment(t, []member{same, same, same})
+	d := startDeployment(t, []member{quorum2(false), quorum2(false), quorum2(false)})
 	firstMaster, _ := d.killAndAgree(t)
 
 	old := d.sentinels[0]
 	old.Term()
 	gs := testutil.StartSentinelConf(t, gosentinelBin, old.Conf, old.Port, old.LogFile)
 	d.sentinels[0] = gs
-	d.members[0] = member{gosentinel: true, quorum: 2, downAfterMs: 1000}
+	d.members[0] = quorum2(true)
 
 	// gosentinel reports what the real one had persisted.
 	m, err := testutil.SentinelMaster(gs.Addr(), master)

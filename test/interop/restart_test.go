@@ -18,8 +18,7 @@ func TestGosentinelRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	same := func(gos bool) member { return member{gosentinel: gos, quorum: 2, downAfterMs: 1000} }
-	d := startDeployment(t, []member{same(true), same(true), same(false)})
+	d := startDeployment(t, []member{quorum2(true), quorum2(true), quorum2(false)})
 	newMaster, _ := d.killAndAgree(t)
 	ctx := context.Background()
 	myid := func(addr string) string {
