@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 // readAll reads commands until an error and returns them with that error.
@@ -75,41 +74,31 @@ func TestReadCommand(t *testing.T) {
 		{name: "truncated inline", in: "PING", err: io.ErrUnexpectedEOF.Error()},
 	}
 	for _, tc := range tests {
-		for _, oneByte := range []bool{false, true} {
-			name := tc.name
-			if oneByte {
-				name += "/one-byte-reads"
+		eachReader(t, tc.name, tc.in, func(t *testing.T, src io.Reader) {
+			r := NewReaderLimits(src, tc.lim)
+			r.SetUnauthenticated(tc.unauth)
+			got, err := readAll(r)
+			if tc.err == "" {
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("err = %v, want io.EOF", err)
+				}
+			} else {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				if strings.HasPrefix(tc.err, "Protocol error") && !errors.Is(err, ErrProtocol) {
+					t.Fatalf("err %v does not match ErrProtocol", err)
+				}
 			}
-			t.Run(name, func(t *testing.T) {
-				var src io.Reader = strings.NewReader(tc.in)
-				if oneByte {
-					src = iotest.OneByteReader(src)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d commands %q, want %d %q", len(got), got, len(tc.want), tc.want)
+			}
+			for i := range got {
+				if strings.Join(got[i], "\x00") != strings.Join(tc.want[i], "\x00") {
+					t.Fatalf("command %d = %q, want %q", i, got[i], tc.want[i])
 				}
-				r := NewReaderLimits(src, tc.lim)
-				r.SetUnauthenticated(tc.unauth)
-				got, err := readAll(r)
-				if tc.err == "" {
-					if !errors.Is(err, io.EOF) {
-						t.Fatalf("err = %v, want io.EOF", err)
-					}
-				} else {
-					if err == nil || err.Error() != tc.err {
-						t.Fatalf("err = %v, want %q", err, tc.err)
-					}
-					if strings.HasPrefix(tc.err, "Protocol error") && !errors.Is(err, ErrProtocol) {
-						t.Fatalf("err %v does not match ErrProtocol", err)
-					}
-				}
-				if len(got) != len(tc.want) {
-					t.Fatalf("got %d commands %q, want %d %q", len(got), got, len(tc.want), tc.want)
-				}
-				for i := range got {
-					if strings.Join(got[i], "\x00") != strings.Join(tc.want[i], "\x00") {
-						t.Fatalf("command %d = %q, want %q", i, got[i], tc.want[i])
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }
 

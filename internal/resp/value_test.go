@@ -61,31 +61,21 @@ func TestReadValue(t *testing.T) {
 		{name: "long line", in: "+" + strings.Repeat("a", 200) + "\r\n", lim: Limits{MaxInlineLen: 100}, err: "Protocol error: too big reply line"},
 	}
 	for _, tc := range tests {
-		for _, oneByte := range []bool{false, true} {
-			name := tc.name
-			if oneByte {
-				name += "/one-byte-reads"
+		eachReader(t, tc.name, tc.in, func(t *testing.T, src io.Reader) {
+			got, err := NewReaderLimits(src, tc.lim).ReadValue()
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
 			}
-			t.Run(name, func(t *testing.T) {
-				var src io.Reader = strings.NewReader(tc.in)
-				if oneByte {
-					src = iotest.OneByteReader(src)
-				}
-				got, err := NewReaderLimits(src, tc.lim).ReadValue()
-				if tc.err != "" {
-					if err == nil || err.Error() != tc.err {
-						t.Fatalf("err = %v, want %q", err, tc.err)
-					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("err = %v", err)
-				}
-				if !reflect.DeepEqual(got, tc.want) {
-					t.Fatalf("got %#v, want %#v", got, tc.want)
-				}
-			})
-		}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %#v, want %#v", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -164,4 +154,12 @@ func TestWriter(t *testing.T) {
 	if err := fw.Flush(); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("flush err = %v", err)
 	}
+}
+
+// eachReader runs f as two subtests, name and name+"/one-byte-reads": with
+// in served whole, and one byte per Read (every partial-read path).
+func eachReader(t *testing.T, name, in string, f func(t *testing.T, src io.Reader)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) { f(t, strings.NewReader(in)) })
+	t.Run(name+"/one-byte-reads", func(t *testing.T) { f(t, iotest.OneByteReader(strings.NewReader(in))) })
 }
