@@ -58,3 +58,29 @@ func TestScaleHealthy(t *testing.T) {
 		})
 	}
 }
+
+// TestRunScaleRealSentinel runs a tiny scale measurement against the real
+// redis-sentinel: 4 masters on one redis-server pair, one sentinel started
+// through testutil with the scale run's own readiness bound.
+func TestRunScaleRealSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	impl := RealSentinel("")
+	if impl.Unavailable != "" {
+		t.Skip(impl.Unavailable)
+	}
+	env := NewEnv(t.Logf)
+	var r ScaleResult
+	err := env.Run(func() error {
+		var err error
+		r, err = RunScale(env, impl, ScaleOpts{Masters: 4, NamesPerServer: 4, Window: 200 * time.Millisecond, Ready: 30 * time.Second})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FirstPongMs <= 0 || r.HealthyMs < r.FirstPongMs {
+		t.Fatalf("result %+v: want 0 < first PONG <= healthy", r)
+	}
+}

@@ -238,17 +238,33 @@ func StartSentinel(t TB, body string) *Process {
 // only used for failure messages.
 func StartSentinelConf(t TB, bin, conf string, port int, logFile string) *Process {
 	t.Helper()
-	dir := filepath.Dir(conf)
-	p := start(t, filepath.Base(bin), bin, []string{conf}, dir, port)
+	return StartSentinelConfReady(t, bin, conf, port, logFile, readyTimeout)
+}
+
+// StartSentinelConfReady is StartSentinelConf with another bound than 10 s
+// on the wait for the first PONG: with thousands of masters real Sentinel
+// may take longer, and the bench measures that delay.
+func StartSentinelConfReady(t TB, bin, conf string, port int, logFile string, ready time.Duration) *Process {
+	t.Helper()
+	p := startReady(t, filepath.Base(bin), bin, []string{conf}, filepath.Dir(conf), port, ready)
 	p.Conf = conf
 	p.LogFile = logFile
 	return p
 }
 
+// readyTimeout bounds the wait for a started process's first PONG.
+const readyTimeout = 10 * time.Second
+
 func start(t TB, name, bin string, args []string, dir string, port int) *Process {
 	t.Helper()
+	return startReady(t, name, bin, args, dir, port, readyTimeout)
+}
+
+// startReady spawns the process and waits up to ready for its first PONG.
+func startReady(t TB, name, bin string, args []string, dir string, port int, ready time.Duration) *Process {
+	t.Helper()
 	p := spawn(t, name, bin, args, dir, port)
-	if err := WaitPing(p.Addr(), 10*time.Second, p.done); err != nil {
+	if err := WaitPing(p.Addr(), ready, p.done); err != nil {
 		se, _ := os.ReadFile(p.StderrPath())
 		t.Fatalf("testutil: %s on port %d not ready: %v\nstderr: %s\nlog: %s", name, port, err, se, p.Log())
 	}
