@@ -6,9 +6,14 @@ import (
 	"io"
 )
 
-// defaultBufSize is the initial read buffer; it grows (up to the inline
-// limit) only when a single header or inline line does not fit.
+// defaultBufSize is the initial read buffer of NewReader and
+// NewReaderLimits; it grows (up to the inline limit) only when a single
+// header or inline line does not fit.
 const defaultBufSize = 16 << 10
+
+// minBufSize is the smallest buffer NewReaderSize accepts: room for any
+// RESP header of a 64-bit length ("$-9223372036854775808\r\n") and more.
+const minBufSize = 64
 
 // bulkChunk is the first step when a bulk larger than the read buffer is
 // read straight from the connection; later steps double with what arrived.
@@ -19,6 +24,7 @@ const bulkChunk = 64 << 10
 type Reader struct {
 	rd   io.Reader
 	buf  []byte
+	size int // initial buffer size; a grown buffer shrinks back to it
 	r, w int
 	err  error // sticky read error from rd
 
@@ -38,7 +44,18 @@ func NewReader(rd io.Reader) *Reader {
 // NewReaderLimits returns a Reader with the given limits; zero fields take
 // their defaults.
 func NewReaderLimits(rd io.Reader, lim Limits) *Reader {
-	return &Reader{rd: rd, buf: make([]byte, defaultBufSize), lim: lim.withDefaults()}
+	return NewReaderSize(rd, lim, defaultBufSize)
+}
+
+// NewReaderSize returns a Reader with the given limits and an initial read
+// buffer of size bytes (at least 64). The buffer grows only while a header
+// or inline line longer than it arrives, and shrinks back to size once that
+// line has been consumed; bulk payloads larger than the buffer are read
+// straight into their own allocation. A small size suits the many
+// long-lived connections of a sentinel that mostly see short replies.
+func NewReaderSize(rd io.Reader, lim Limits, size int) *Reader {
+	size = max(size, minBufSize)
+	return &Reader{rd: rd, buf: make([]byte, size), size: size, lim: lim.withDefaults()}
 }
 
 // SetUnauthenticated switches the command limits to UnauthMaxArgs and
@@ -63,6 +80,13 @@ func (r *Reader) fill() error {
 		n := copy(r.buf, r.buf[r.r:r.w])
 		r.w = n
 		r.r = 0
+	}
+	if r.w < r.size && len(r.buf) > r.size {
+		// A long line made the buffer grow; what is left fits the
+		// initial size again, so drop the large array.
+		small := make([]byte, r.size)
+		r.w = copy(small, r.buf[:r.w])
+		r.buf = small
 	}
 	if r.w == len(r.buf) {
 		return fmt.Errorf("resp: read buffer full")

@@ -3,6 +3,7 @@ package resp
 import (
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // ReadValue reads one complete RESP2 or RESP3 value (a reply from
@@ -81,23 +82,36 @@ func (r *Reader) readBlob(typ byte, body []byte) (Value, error) {
 	if n > r.lim.MaxBulkLen {
 		return Value{}, errInvalidBulkLen
 	}
-	data, err := r.readPayload(nil, n)
+	// Sized up front only up to bulkChunk: the announced length is not
+	// trusted for the allocation (readPayload grows with what arrives).
+	data, err := r.readPayload(make([]byte, 0, min(n, bulkChunk)), n)
 	if err != nil {
 		return Value{}, err
 	}
 	if err := r.expectCRLF(); err != nil {
 		return Value{}, err
 	}
+	s := ownedString(data)
 	switch typ {
 	case '!':
-		return Value{Kind: KindError, Str: string(data)}, nil
+		return Value{Kind: KindError, Str: s}, nil
 	case '=':
-		if len(data) < 4 || data[3] != ':' {
+		if len(s) < 4 || s[3] != ':' {
 			return Value{}, errInvalidVerbatim
 		}
-		return Value{Kind: KindVerbatim, Format: string(data[:3]), Str: string(data[4:])}, nil
+		return Value{Kind: KindVerbatim, Format: s[:3], Str: s[4:]}, nil
 	}
-	return Value{Kind: KindBulkString, Str: string(data)}, nil
+	return Value{Kind: KindBulkString, Str: s}, nil
+}
+
+// ownedString returns b as a string without copying. b must be a fresh
+// allocation that nothing else references or modifies afterwards (the
+// payload readBlob just read): one allocation per bulk instead of two.
+func ownedString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // expectCRLF consumes the "\r\n" that ends a blob.
