@@ -222,15 +222,23 @@ func StartRedisOnPort(t TB, port int, extra ...string) *Process {
 // and is rewritten by the sentinel as usual. It is killed in t.Cleanup.
 func StartSentinel(t TB, body string) *Process {
 	t.Helper()
-	port := FreePort(t)
-	dir, err := os.MkdirTemp(t.TempDir(), "sentinel-"+strconv.Itoa(port)+"-")
-	if err != nil {
-		t.Fatalf("testutil: %v", err)
-	}
+	port, dir := sentinelDir(t, "sentinel-")
 	conf := filepath.Join(dir, "sentinel.conf")
 	log := filepath.Join(dir, "sentinel.log")
 	writeFile(t, conf, fmt.Sprintf("port %d\nbind 127.0.0.1\nlogfile %s\n%s\n", port, quote(log), body))
 	return StartSentinelConf(t, Binary(t, "redis-sentinel"), conf, port, log)
+}
+
+// sentinelDir claims a free port and makes a fresh directory named after it
+// (prefix + port) for a sentinel's config and log.
+func sentinelDir(t TB, prefix string) (port int, dir string) {
+	t.Helper()
+	port = FreePort(t)
+	dir, err := os.MkdirTemp(t.TempDir(), prefix+strconv.Itoa(port)+"-")
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	return port, dir
 }
 
 // StartSentinelConf starts a sentinel binary (real redis-sentinel or

@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 )
 
@@ -75,11 +74,7 @@ func GenerateTLS(t TB) TLSFiles {
 // killed in t.Cleanup.
 func StartTLSSentinel(t TB, files TLSFiles, body string) *Process {
 	t.Helper()
-	port := FreePort(t)
-	dir, err := os.MkdirTemp(t.TempDir(), "tls-sentinel-"+strconv.Itoa(port)+"-")
-	if err != nil {
-		t.Fatalf("testutil: %v", err)
-	}
+	port, dir := sentinelDir(t, "tls-sentinel-")
 	conf := filepath.Join(dir, "sentinel.conf")
 	log := filepath.Join(dir, "sentinel.log")
 	writeFile(t, conf, fmt.Sprintf("port 0\ntls-port %d\nbind 127.0.0.1\nlogfile %s\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\ntls-auth-clients yes\n%s\n",
