@@ -54,29 +54,22 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills zero fields from DefaultLimits.
+// withDefaults fills zero (or negative) fields from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.MaxBulkLen <= 0 {
-		l.MaxBulkLen = d.MaxBulkLen
-	}
-	if l.MaxArgs <= 0 {
-		l.MaxArgs = d.MaxArgs
-	}
-	if l.MaxInlineLen <= 0 {
-		l.MaxInlineLen = d.MaxInlineLen
-	}
-	if l.UnauthMaxArgs <= 0 {
-		l.UnauthMaxArgs = d.UnauthMaxArgs
-	}
-	if l.UnauthMaxBulkLen <= 0 {
-		l.UnauthMaxBulkLen = d.UnauthMaxBulkLen
-	}
-	if l.MaxArrayLen <= 0 {
-		l.MaxArrayLen = d.MaxArrayLen
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = d.MaxDepth
-	}
+	orDefault(&l.MaxBulkLen, d.MaxBulkLen)
+	orDefault(&l.MaxArgs, d.MaxArgs)
+	orDefault(&l.MaxInlineLen, d.MaxInlineLen)
+	orDefault(&l.UnauthMaxArgs, d.UnauthMaxArgs)
+	orDefault(&l.UnauthMaxBulkLen, d.UnauthMaxBulkLen)
+	orDefault(&l.MaxArrayLen, d.MaxArrayLen)
+	orDefault(&l.MaxDepth, d.MaxDepth)
 	return l
+}
+
+// orDefault sets *v to d when *v is not positive.
+func orDefault[T int | int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
