@@ -185,6 +185,11 @@ var contenders = []struct {
 	{"gosentinel client, early switch", func(c *testutil.SentinelCluster) *redis.Client {
 		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), PromotionWatch: client.DefaultPromotionWatch})
 	}},
+	{"gosentinel client, no pub/sub", func(c *testutil.SentinelCluster) *redis.Client {
+		// Follows the failover by asking the sentinels only (the path
+		// taken when every subscription is lost).
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), DisablePubSub: true})
+	}},
 	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster) *redis.Client {
 		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
 	}},
