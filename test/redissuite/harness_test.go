@@ -477,3 +477,13 @@ func (s *suite) dumpLogs() {
 		s.t.Logf("--- sentinel %d log (tail) ---\n%s", id, strings.Join(lines, "\n"))
 	}
 }
+
+// step runs one `test "name" {...}` of a Tcl unit. Steps of a unit share
+// their processes and run in order; a fatal failure ends the unit, like
+// the Tcl suite.
+func (s *suite) step(name string, f func()) {
+	s.t.Helper()
+	start := time.Now()
+	f()
+	s.t.Logf("ok %s (%v)", name, time.Since(start).Round(time.Millisecond))
+}
