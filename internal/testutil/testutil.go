@@ -341,6 +341,12 @@ func Ping(addr string) error {
 	if err != nil {
 		return err
 	}
+	return pingConn(c)
+}
+
+// pingConn sends an inline PING on c, checks the answer like Ping, and
+// closes c.
+func pingConn(c net.Conn) error {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
 	if _, err := c.Write([]byte("PING\r\n")); err != nil {

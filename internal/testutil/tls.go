@@ -112,24 +112,12 @@ func clientTLS(files TLSFiles) (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
+// tlsPing is Ping over TLS.
 func tlsPing(addr string, cfg *tls.Config) error {
 	d := &net.Dialer{Timeout: 200 * time.Millisecond}
 	c, err := tls.DialWithDialer(d, "tcp", addr, cfg)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	buf := make([]byte, 7)
-	n, err := c.Read(buf)
-	if err != nil {
-		return err
-	}
-	if string(buf[:n]) != "+PONG\r\n" {
-		return fmt.Errorf("unexpected reply %q", buf[:n])
-	}
-	return nil
+	return pingConn(c)
 }
