@@ -249,13 +249,13 @@ func (c *conn) writeOut(nc net.Conn) {
 	}
 }
 
+// readLoop reads replies until the connection fails. Its goroutine spends
+// most of its life parked in a read, so the frames on that path are kept
+// small (handling a value is in deliver): the GC then shrinks an idle
+// link's stack to 4 KiB, and stacks are most of the memory of a sentinel
+// with thousands of links.
 func (c *conn) readLoop(nc net.Conn) {
-	lr := &limitedReader{r: nc, max: c.m.cfg.MaxReplyBytes}
-	rd := resp.NewReaderSize(lr, resp.Limits{
-		MaxBulkLen:  c.m.cfg.MaxBulkLen,
-		MaxArrayLen: c.m.cfg.MaxArrayLen,
-		MaxDepth:    c.m.cfg.MaxDepth,
-	}, readBufSize)
+	lr, rd := c.newReader(nc)
 	for {
 		v, err := rd.ReadValue()
 		if err != nil {
@@ -263,31 +263,50 @@ func (c *conn) readLoop(nc net.Conn) {
 			return
 		}
 		lr.reset()
-		if c.kind == PubSub {
-			if ch, payload, ok := pubsubMessage(v); ok {
-				if !c.m.emit(c, Message{ID: c.id, Channel: ch, Payload: payload}) {
-					return
-				}
-				continue
-			}
-		}
-		c.mu.Lock()
-		if len(c.pending) == 0 {
-			c.mu.Unlock()
-			c.fail(fmt.Errorf("%w: %s sent a %s", ErrUnexpectedReply, c.addr, v.Kind))
-			return
-		}
-		p := c.pending[0]
-		c.pending = c.pending[1:]
-		c.mu.Unlock()
-		if !c.m.emit(c, Reply{ID: c.id, Tag: p.tag, Value: v}) {
-			return
-		}
-		if p.flags&CloseOnError != 0 && v.IsError() {
-			c.fail(fmt.Errorf("%w: %s: %s", ErrSubscribeFailed, c.addr, v.Str))
+		if !c.deliver(&v) {
 			return
 		}
 	}
+}
+
+// newReader returns the reply reader of nc and the byte budget under it.
+//
+//go:noinline
+func (c *conn) newReader(nc net.Conn) (*limitedReader, *resp.Reader) {
+	lr := &limitedReader{r: nc, max: c.m.cfg.MaxReplyBytes}
+	return lr, resp.NewReaderSize(lr, resp.Limits{
+		MaxBulkLen:  c.m.cfg.MaxBulkLen,
+		MaxArrayLen: c.m.cfg.MaxArrayLen,
+		MaxDepth:    c.m.cfg.MaxDepth,
+	}, readBufSize)
+}
+
+// deliver hands one value read from the connection to the caller: a
+// pub/sub message or the reply to the oldest pending command. It returns
+// false when the connection must stop reading.
+func (c *conn) deliver(v *resp.Value) bool {
+	if c.kind == PubSub {
+		if ch, payload, ok := pubsubMessage(*v); ok {
+			return c.m.emit(c, Message{ID: c.id, Channel: ch, Payload: payload})
+		}
+	}
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		c.fail(fmt.Errorf("%w: %s sent a %s", ErrUnexpectedReply, c.addr, v.Kind))
+		return false
+	}
+	p := c.pending[0]
+	c.pending = c.pending[1:]
+	c.mu.Unlock()
+	if !c.m.emit(c, Reply{ID: c.id, Tag: p.tag, Value: *v}) {
+		return false
+	}
+	if p.flags&CloseOnError != 0 && v.IsError() {
+		c.fail(fmt.Errorf("%w: %s: %s", ErrSubscribeFailed, c.addr, v.Str))
+		return false
+	}
+	return true
 }
 
 // readError classifies a read failure.
