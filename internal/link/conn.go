@@ -46,6 +46,7 @@ type conn struct {
 	out     []byte
 	spare   []byte // the writer's previous buffer, reused for out
 	writing bool   // a writer goroutine is running
+	held    bool   // Deferred output waits for Manager.Flush; c is in m.held
 	pending []pendingCmd
 	dead    bool  // no more sends accepted
 	err     error // first failure
@@ -61,28 +62,48 @@ func newConn(m *Manager, id ID, addr string, kind Kind) *conn {
 	}
 }
 
-// send queues one command; it never blocks on the network.
-func (c *conn) send(tag Tag, args []string, flags SendFlag) bool {
+// send queues one command; it never blocks on the network. ok is false
+// when the connection no longer accepts commands; hold is true when the
+// caller must list c for Manager.Flush (a Deferred command is queued and
+// c was not listed yet).
+func (c *conn) send(tag Tag, args []string, flags SendFlag) (ok, hold bool) {
 	c.mu.Lock()
 	if c.dead {
 		c.mu.Unlock()
-		return false
+		return false, false
 	}
 	if len(c.pending) >= c.m.cfg.MaxPending {
 		// The tag is reported as pending in Closed, like the others.
 		c.pending = append(c.pending, pendingCmd{tag: tag, flags: flags})
 		c.mu.Unlock()
 		c.fail(fmt.Errorf("%w: %d commands waiting on %s", ErrQueueFull, c.m.cfg.MaxPending, c.addr))
-		return true
+		return true, false
 	}
 	c.out = appendCommand(c.out, args)
 	c.pending = append(c.pending, pendingCmd{tag: tag, flags: flags})
+	if flags&Deferred != 0 {
+		hold = !c.held
+		c.held = true
+		c.mu.Unlock()
+		return true, hold
+	}
 	nc, start := c.startWriterLocked()
 	c.mu.Unlock()
 	if start {
 		go c.writeOut(nc)
 	}
-	return true
+	return true, false
+}
+
+// release starts writing the output held for Manager.Flush.
+func (c *conn) release() {
+	c.mu.Lock()
+	c.held = false
+	nc, start := c.startWriterLocked()
+	c.mu.Unlock()
+	if start {
+		go c.writeOut(nc)
+	}
 }
 
 // startWriterLocked reports whether the caller must start a writer for

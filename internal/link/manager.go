@@ -96,6 +96,13 @@ const (
 	// delivering an error reply to this command (hiredis closes a pub/sub
 	// connection whose SUBSCRIBE fails).
 	CloseOnError SendFlag = 1 << iota
+	// Deferred queues the command without starting a write: it leaves
+	// with the connection's other queued commands, in one write, at the
+	// next [Manager.Flush] at the latest (earlier if a write of that
+	// connection is under way or a Send without Deferred follows). A caller that sends several commands per connection at
+	// a time (the runtime, per core step) saves write syscalls and writer
+	// goroutine starts.
+	Deferred
 )
 
 // Manager owns the outbound connections. Its methods are safe for
@@ -109,6 +116,7 @@ type Manager struct {
 	mu    sync.Mutex
 	conns map[ID]*conn
 	shut  bool
+	held  []*conn // connections with Deferred output, for Flush
 }
 
 // NewManager returns a Manager with the given configuration.
@@ -157,7 +165,33 @@ func (m *Manager) Send(id ID, tag Tag, args []string, flags SendFlag) bool {
 	if c == nil {
 		return false
 	}
-	return c.send(tag, args, flags)
+	ok, hold := c.send(tag, args, flags)
+	if hold {
+		m.mu.Lock()
+		m.held = append(m.held, c)
+		m.mu.Unlock()
+	}
+	return ok
+}
+
+// Flush writes the commands queued with [Deferred]: one write per
+// connection. It never blocks on the network.
+func (m *Manager) Flush() {
+	m.mu.Lock()
+	held := m.held
+	m.held = nil
+	m.mu.Unlock()
+	for i, c := range held {
+		c.release()
+		held[i] = nil
+	}
+	if cap(held) <= 1024 {
+		m.mu.Lock()
+		if m.held == nil {
+			m.held = held[:0] // reuse the array: no allocation per flush
+		}
+		m.mu.Unlock()
+	}
 }
 
 // Close closes connection id. Nothing more is reported for it, except
