@@ -104,6 +104,7 @@ func (r *Runtime) loop(ctx context.Context) error {
 // step feeds ev and everything it causes to the core, executing effects
 // in order.
 func (r *Runtime) step(ev core.Event) error {
+	defer r.links.Flush() // the step's sends: one write per connection
 	r.queue = append(r.queue, ev)
 	for len(r.queue) > 0 {
 		ev := r.queue[0]
@@ -184,9 +185,9 @@ func (r *Runtime) send(e core.Send) {
 	if !ok {
 		return // closed already: the core sees (or saw) its LinkClosed
 	}
-	var flags link.SendFlag
+	flags := link.Deferred // written by step's Flush
 	if ci.typ == core.ConnPubSub && len(e.Args) == 2 && e.Args[1] == core.HelloChannel {
-		flags = link.CloseOnError // the SUBSCRIBE (possibly renamed)
+		flags |= link.CloseOnError // the SUBSCRIBE (possibly renamed)
 	}
 	r.links.Send(link.ID(e.Conn), link.Tag(e.Tag), e.Args, flags)
 }
