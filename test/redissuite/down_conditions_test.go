@@ -130,6 +130,8 @@ func TestDownConditions(t *testing.T) {
 		s.ensureMasterUp(alive)
 	})
 
+	s.linkSteps(alive)
+
 	s.step("No failover without a majority of Sentinels", func() {
 		if p := s.masterPort(alive); p != oldPort {
 			t.Fatalf("master port %s after the down conditions, want %s (no failover)", p, oldPort)
