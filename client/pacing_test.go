@@ -113,10 +113,11 @@ func TestOutagePacing(t *testing.T) {
 	time.Sleep(window) // a measured span: resolutions are counted over it
 	n := statsOf(t, rdb).Resolutions - before
 	t.Logf("%d resolutions in %v with 16 blocked writers (gap %v)", n, window, gap)
-	// At most one per gap (each also takes some time), at least one per
-	// 4 gaps on a loaded machine; the code before pacing in the resolver
+	// At most one per half gap (equal jitter: the gap is 12.5–25 ms; each
+	// resolution also takes some time), at least one per 4 gaps on a
+	// loaded machine; the code before pacing in the resolver
 	// let the gap grow to MaxRoleBackoff (250 ms): 2–4 in the window.
-	if hi := uint64(window/gap) + 2; n > hi {
+	if hi := uint64(2*window/gap) + 2; n > hi {
 		t.Errorf("%d resolutions in %v, want ≤ %d (one per %v shared by all writers)", n, window, hi, gap)
 	}
 	if lo := uint64(window / (4 * gap)); n < lo {
@@ -157,6 +158,9 @@ func TestFailGap(t *testing.T) {
 			r.mu.Unlock()
 			if got != tc.want {
 				t.Fatalf("failGap = %v, want %v", got, tc.want)
+			}
+			if j := jitter(got); j < got/2 || j > got {
+				t.Fatalf("jitter(%v) = %v, want within [%v, %v]", got, j, got/2, got)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -170,7 +171,7 @@ func (r *resolver) resolveShared(ctx context.Context) error {
 		if c == nil {
 			wait := time.Duration(0)
 			if r.lastErr != nil && !r.forced {
-				wait = r.failGap() - time.Since(r.lastEnd)
+				wait = jitter(r.failGap()) - time.Since(r.lastEnd)
 			}
 			if wait > 0 {
 				c = r.scheduleLocked(wait)
@@ -404,18 +405,27 @@ func (r *resolver) staleLocked() []*trackedConn {
 	return stale
 }
 
-// failGap is the minimum time between the end of a failed resolution and the
-// start of the next one, which every waiting dialer shares. While the
-// sentinels name a master that does not answer (ErrMasterUnreachable: it
-// died and the failover has not happened yet) the sentinels are asked again
-// every MinRoleBackoff, so that the first sentinel naming the promoted
-// replica is heard within that time even without a pub/sub hint; that
-// lasts DialTimeout (a failover takes down-after-milliseconds plus about a
-// second), then, like after other failures (role mismatch, disagreement,
-// sentinels failing), the gap doubles with each consecutive failure from
-// MinRoleBackoff up to MaxRoleBackoff, so a master that stays unreachable
-// without a failover does not cost the sentinels 1/MinRoleBackoff queries
-// per second per client. The caller holds r.mu.
+// jitter returns a duration in [d/2, d] (equal jitter), so that clients
+// that saw the same failure at the same moment do not ask the sentinels in
+// lockstep.
+func jitter(d time.Duration) time.Duration {
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+// failGap is the time (before jitter) between the end of a failed
+// resolution and the start of the next one, which every waiting dialer
+// shares. While the sentinels name a master that does not answer
+// (ErrMasterUnreachable: it died and the failover has not happened yet)
+// the sentinels are asked again every MinRoleBackoff, so that the first
+// sentinel naming the promoted replica is heard within that time even
+// without a pub/sub hint; that lasts DialTimeout (a failover takes
+// down-after-milliseconds plus about a second), then, like after other
+// failures (role mismatch, disagreement, sentinels failing), the gap
+// doubles with each consecutive failure from MinRoleBackoff up to
+// MaxRoleBackoff, so a master that stays unreachable without a failover
+// does not cost the sentinels 1/MinRoleBackoff queries per second per
+// client. The caller holds r.mu.
 func (r *resolver) failGap() time.Duration {
 	if errors.Is(r.lastErr, ErrMasterUnreachable) && time.Since(r.failSince) < r.opt.DialTimeout {
 		return r.opt.MinRoleBackoff
