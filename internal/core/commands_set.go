@@ -15,10 +15,17 @@ func (s *Sentinel) cmdSet(id uint64, args []string) {
 	}
 	ms := m.m
 	changes := 0
+	// finish replies once the changes are on disk. A failed flush turns
+	// the +OK of a fully applied SET into the save error (like
+	// sentinelFlushConfigAndReply); an argument error is replied as is.
 	finish := func(reply Value) {
 		if changes > 0 {
 			s.markDirty()
-			s.respondPersisted(id, reply, reply)
+			fail := reply
+			if !reply.IsError() {
+				fail = errSaveConfig
+			}
+			s.respondPersisted(id, reply, fail)
 			return
 		}
 		s.respond(id, reply)
