@@ -80,6 +80,9 @@ type instance struct {
 	proc   *testutil.Process
 	mu     sync.Mutex
 	client *redis.Client
+	// user and password authenticate the test's own client (R/S), for
+	// scenarios that set requirepass or ACLs on an instance.
+	user, password string
 }
 
 func (in *instance) addr() string { return "127.0.0.1:" + strconv.Itoa(in.port) }
@@ -98,6 +101,8 @@ func (in *instance) cli() *redis.Client {
 			ReadTimeout:     3 * time.Second,
 			WriteTimeout:    time.Second,
 			PoolSize:        2,
+			Username:        in.user,
+			Password:        in.password,
 		})
 	}
 	return in.client
