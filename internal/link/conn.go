@@ -271,35 +271,29 @@ func (c *conn) writeOut(nc net.Conn) {
 }
 
 // readLoop reads replies until the connection fails. Its goroutine spends
-// most of its life parked in a read, so the frames on that path are kept
-// small (handling a value is in deliver): the GC then shrinks an idle
-// link's stack to 4 KiB, and stacks are most of the memory of a sentinel
-// with thousands of links.
+// most of its life parked, so the frames on that path are kept small
+// (reading and handling a value is in readOne; see replyReader): the GC
+// then shrinks an idle link's stack, and stacks are most of the memory of
+// a sentinel with thousands of links.
 func (c *conn) readLoop(nc net.Conn) {
-	lr, rd := c.newReader(nc)
+	r := newReplyReader(nc, &c.m.cfg)
 	for {
-		v, err := rd.ReadValue()
-		if err != nil {
-			c.fail(c.readError(err))
-			return
-		}
-		lr.reset()
-		if !c.deliver(&v) {
+		r.idleWait()
+		if !c.readOne(r) {
 			return
 		}
 	}
 }
 
-// newReader returns the reply reader of nc and the byte budget under it.
-//
-//go:noinline
-func (c *conn) newReader(nc net.Conn) (*limitedReader, *resp.Reader) {
-	lr := &limitedReader{r: nc, max: c.m.cfg.MaxReplyBytes}
-	return lr, resp.NewReaderSize(lr, resp.Limits{
-		MaxBulkLen:  c.m.cfg.MaxBulkLen,
-		MaxArrayLen: c.m.cfg.MaxArrayLen,
-		MaxDepth:    c.m.cfg.MaxDepth,
-	}, readBufSize)
+// readOne reads and delivers one value; false ends the connection.
+func (c *conn) readOne(r *replyReader) bool {
+	v, err := r.rd.ReadValue()
+	if err != nil {
+		c.fail(c.readError(err))
+		return false
+	}
+	r.lr.reset()
+	return c.deliver(&v)
 }
 
 // deliver hands one value read from the connection to the caller: a
@@ -377,11 +371,13 @@ func localIP(nc net.Conn) string {
 
 // limitedReader fails once more than max bytes were read since the last
 // reset; the reader resets it after every complete reply, so memory held
-// for one reply stays below max plus one read buffer.
+// for one reply stays below max plus one read buffer. It also records
+// whether the last read found the socket empty (returned less than asked).
 type limitedReader struct {
-	r   io.Reader
-	n   int64
-	max int64
+	r       io.Reader
+	n       int64
+	max     int64
+	drained bool
 }
 
 // Read reads at most the bytes left in the current reply's budget.
@@ -394,6 +390,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.n += int64(n)
+	l.drained = err == nil && n < len(p)
 	return n, err
 }
 
