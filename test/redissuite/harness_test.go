@@ -252,12 +252,11 @@ func (s *suite) initTests() {
 // the master, the others replicate from it.
 func (s *suite) createMasterSlaveCluster() {
 	for id := range s.redis {
+		s.R(id, "REPLICAOF", "NO", "ONE")
 		s.R(id, "FLUSHALL")
-		if id == 0 {
-			s.R(id, "REPLICAOF", "NO", "ONE")
-		} else {
-			s.R(id, "REPLICAOF", "127.0.0.1", s.redis[0].port)
-		}
+	}
+	for id := 1; id < len(s.redis); id++ {
+		s.R(id, "REPLICAOF", "127.0.0.1", s.redis[0].port)
 	}
 	for id := 1; id < len(s.redis); id++ {
 		s.waitFor(50*time.Second, fmt.Sprintf("redis %d replicates", id), func() bool {
