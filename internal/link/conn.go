@@ -371,13 +371,11 @@ func localIP(nc net.Conn) string {
 
 // limitedReader fails once more than max bytes were read since the last
 // reset; the reader resets it after every complete reply, so memory held
-// for one reply stays below max plus one read buffer. It also records
-// whether the last read found the socket empty (returned less than asked).
+// for one reply stays below max plus one read buffer.
 type limitedReader struct {
-	r       io.Reader
-	n       int64
-	max     int64
-	drained bool
+	r   io.Reader
+	n   int64
+	max int64
 }
 
 // Read reads at most the bytes left in the current reply's budget.
@@ -390,7 +388,6 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.n += int64(n)
-	l.drained = err == nil && n < len(p)
 	return n, err
 }
 

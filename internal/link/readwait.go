@@ -11,19 +11,19 @@ import (
 // under it, and a way to wait for the socket to become readable without
 // reading.
 //
-// Waiting outside the parser has two gains for a sentinel with thousands
-// of mostly idle links. The goroutine parks in a shallow frame (readLoop →
-// wait), so the GC shrinks its stack to 4 KiB instead of 8 KiB; and a
-// read is only issued when bytes are there, which saves the read that
-// returns EAGAIN after every reply (one syscall per message instead of
-// two).
+// Waiting outside the parser lets the goroutine of a mostly idle link park
+// in a shallow frame (readLoop → idleWait → the poller) instead of at the
+// bottom of the parser, so the GC shrinks its stack to 4 KiB instead of
+// 8 KiB: with thousands of links, stacks are a large part of the memory.
+// The wait costs one MSG_PEEK recv per idle period, which replaces the
+// read that returns EAGAIN in a plain blocking Read.
 type replyReader struct {
 	lr  *limitedReader
 	rd  *resp.Reader
-	raw syscall.RawConn    // nil: no readiness wait (TLS)
+	raw syscall.RawConn    // nil: no readiness wait (TLS, non-unix)
 	fn  func(uintptr) bool // r.ready, bound once (no allocation per wait)
 
-	asked bool // ready was called once in this wait
+	asked bool // ready ran once in this wait
 }
 
 func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
@@ -33,7 +33,7 @@ func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 		MaxArrayLen: cfg.MaxArrayLen,
 		MaxDepth:    cfg.MaxDepth,
 	}, readBufSize)}
-	if sc, ok := nc.(syscall.Conn); ok {
+	if sc, ok := nc.(syscall.Conn); ok && canPeek {
 		if raw, err := sc.SyscallConn(); err == nil {
 			r.raw = raw
 			r.fn = r.ready
@@ -42,25 +42,26 @@ func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 	return r
 }
 
-// idleWait parks until the socket is readable when nothing is buffered
-// and the last read found the socket empty. Only then: Go's poller is
-// edge-triggered and forgets readiness at every read, so bytes left in
-// the socket by a read that filled its buffer would never wake a wait.
+// idleWait parks until the socket is readable when nothing is buffered.
 // Errors are left for the next read to report.
 func (r *replyReader) idleWait() {
-	if r.raw == nil || !r.lr.drained || r.rd.Buffered() > 0 {
+	if r.raw == nil || r.rd.Buffered() > 0 {
 		return
 	}
 	r.asked = false
 	_ = r.raw.Read(r.fn)
 }
 
-// ready is the RawConn.Read callback: "not done" on the first call (so
-// the poller waits for readability), done on the next.
-func (r *replyReader) ready(uintptr) bool {
+// ready is the RawConn.Read callback. RawConn.Read forgets any readiness
+// the poller saw before the call (it is edge-triggered), so the first
+// call looks at the socket itself: done if a byte (or an error) is there,
+// else "not done" and the poller waits for the next edge. The call after
+// a wake-up is done: a spurious wake-up only costs the reader one
+// EAGAIN, which net.Conn.Read handles.
+func (r *replyReader) ready(fd uintptr) bool {
 	if r.asked {
 		return true
 	}
 	r.asked = true
-	return false
+	return !peekEmpty(fd)
 }

@@ -1,0 +1,22 @@
+//go:build unix
+
+package link
+
+import "syscall"
+
+// canPeek says whether peekEmpty works here.
+const canPeek = true
+
+// peekEmpty reports whether the socket fd has no byte to read right now
+// (recv with MSG_PEEK|MSG_DONTWAIT fails with EAGAIN). EOF and errors count
+// as "not empty": the next read reports them.
+func peekEmpty(fd uintptr) bool {
+	var b [1]byte
+	for {
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		if err == syscall.EINTR {
+			continue
+		}
+		return err == syscall.EAGAIN || err == syscall.EWOULDBLOCK
+	}
+}
