@@ -91,8 +91,14 @@ func TestDeterminism(t *testing.T) {
 		r := w.addRedis("r1", 6380)
 		r.master, r.ofHost, r.ofPort = false, m.ip, m.port
 		for k, port := range []int{26379, 26380, 26381} {
+			// The world ticks every sentinel in lockstep, so their last
+			// PONGs coincide; SDOWN counts from the last PONG, and equal
+			// down-afters would have all three reach ODOWN, and stand for
+			// election, in the same tick (a split vote). Real sentinels
+			// are desynchronised by their PING phases; 100 ms apart here.
+			downAfter := Millis(3000 + 100*k)
 			cfg := Config{Port: port, State: State{MyID: strings.Repeat(string(rune('1'+k)), 40), Masters: []MasterConfig{{
-				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2, DownAfter: 3000}}}}
+				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2, DownAfter: downAfter}}}}
 			w.addSentinel(string(rune('a'+k)), port, cfg)
 		}
 		w.latency = 30

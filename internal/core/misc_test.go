@@ -140,17 +140,18 @@ func TestLinkRecycling(t *testing.T) {
 	}
 }
 
-// TestNextDeadline: the hint points at the moment a silent master crosses
-// down-after, and is never later than 100 ms.
+// TestNextDeadline: the hint points at the moment a silent master's last
+// valid reply becomes down-after old, and is never later than 100 ms.
 func TestNextDeadline(t *testing.T) {
 	s := newTestCore(t)
 	if d := s.NextDeadline(0); d <= 0 || d > 100 {
 		t.Fatalf("deadline %d", d)
 	}
 	m := s.masters["mym"]
-	m.link.actPingTime = timeBase + 1000
+	m.link.lastAvailTime = timeBase + 1000
+	m.link.actPingTime = timeBase + 1500
 	if d := s.NextDeadline(30950); d != 31001 {
-		t.Fatalf("deadline %d, want 31001", d)
+		t.Fatalf("deadline %d, want 31001 (last reply + down-after + 1)", d)
 	}
 }
 

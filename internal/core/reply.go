@@ -36,6 +36,7 @@ func (s *Sentinel) onReply(e Reply) {
 	case cmdAskMasterDown:
 		s.onIsMasterDownReply(i, e.Value)
 		s.reactToVote(i.master)
+		s.reactToMasterDownReply(i.master)
 	case cmdSubscribe:
 		if e.Value.Kind == KindError {
 			// hiredis drops the pub/sub connection on a SUBSCRIBE error.

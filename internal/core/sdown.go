@@ -9,12 +9,7 @@ import (
 // recycling.
 func (s *Sentinel) checkSubjectivelyDown(i *instance) {
 	l := i.link
-	var elapsed Millis
-	if l.actPingTime != 0 {
-		elapsed = s.now - l.actPingTime
-	} else if l.disconnected() {
-		elapsed = s.now - l.lastAvailTime
-	}
+	elapsed := s.silentFor(i) // fastdetect.go
 	half := i.downAfter / 2
 	if l.ccState != connNone && s.now-l.ccConnTime > s.timing.MinLinkReconnectPeriod &&
 		l.actPingTime != 0 && s.now-l.actPingTime > half && s.now-l.lastPongTime > half {

@@ -97,10 +97,7 @@ func (s *Sentinel) sendPeriodicCommands(i *instance) {
 		// failover, is seen within a tick instead of up to 1 s.
 		infoPeriod = ReconfReplicaInfoPeriod
 	}
-	pingPeriod := i.downAfter
-	if pingPeriod > s.timing.PingPeriod {
-		pingPeriod = s.timing.PingPeriod
-	}
+	pingPeriod := s.pingInterval(i)
 	if !i.isSentinel() && !i.infoPending && (i.infoRefresh == 0 || s.now-i.infoRefresh > infoPeriod) {
 		s.sendInfo(i)
 	}

@@ -95,7 +95,7 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 		if m.flags&fSDown == 0 || si.link.disconnected() {
 			continue
 		}
-		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.timing.AskPeriod) {
+		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.askPeriodFor(m, si)) {
 			continue
 		}
 		runid, epoch := "*", s.currentEpoch

@@ -1,0 +1,91 @@
+package core
+
+// Speed-ups of failure detection (issue "Performance"). Both only make
+// existing messages more frequent (PING, SENTINEL IS-MASTER-DOWN-BY-ADDR):
+// nothing new goes on the wire, so real redis-sentinel peers interoperate.
+//
+//   - SDOWN the moment the last valid reply is down-after old: PINGs go out
+//     every min(ping-period, down-after/10) (at least FastPingFloor), and an
+//     instance with a PING pending is SDOWN once now-last_avail_time >
+//     down-after (sentinel.c's rule, now-act_ping_time > down-after, still
+//     holds and is implied). A healthy instance is tolerated up to ~0.9×
+//     down-after of PING latency instead of down-after.
+//   - ODOWN without waiting an ask-period: while a master is SDOWN and not
+//     ODOWN, a peer whose last answer said "not down" is asked again every
+//     min(ask-period, FastAskPeriod), and an answer is acted on at once.
+
+// FastPingFloor is the shortest PING interval the down-after/10 rule may
+// give.
+const FastPingFloor Millis = 10
+
+// FastAskPeriod is the re-ask period, capped by ask-period, for a peer
+// whose last answer said "not down" while our master is SDOWN and not
+// ODOWN.
+const FastAskPeriod Millis = 100
+
+// pingInterval is the PING period of i: min(ping-period, down-after,
+// max(down-after/10, FastPingFloor)).
+func (s *Sentinel) pingInterval(i *instance) Millis {
+	p := min(s.timing.PingPeriod, i.downAfter)
+	return min(p, max(i.downAfter/10, FastPingFloor))
+}
+
+// silentFor is how long i has been silent for the SDOWN rule: since the
+// last valid reply when a PING is pending or the link is down (the later
+// of that and act_ping_time's age is sentinel.c's rule, and last_avail_time
+// is never later than act_ping_time while a PING is pending), 0 otherwise.
+func (s *Sentinel) silentFor(i *instance) Millis {
+	l := i.link
+	if l.actPingTime == 0 && !l.disconnected() {
+		return 0
+	}
+	elapsed := s.now - l.lastAvailTime
+	if l.actPingTime != 0 {
+		elapsed = max(elapsed, s.now-l.actPingTime)
+	}
+	return elapsed
+}
+
+// askPeriodFor is how long after its last answer peer si is asked again
+// about master m.
+func (s *Sentinel) askPeriodFor(m, si *instance) Millis {
+	if m.flags&fSDown != 0 && m.flags&fODown == 0 && si.flags&fMasterDown == 0 {
+		return min(s.timing.AskPeriod, FastAskPeriod)
+	}
+	return s.timing.AskPeriod
+}
+
+// reactToMasterDownReply re-evaluates ODOWN (and a failover start) as
+// soon as a peer's answer arrives, as the timer would on its next tick;
+// nothing is done in TILT.
+func (s *Sentinel) reactToMasterDownReply(m *instance) {
+	if m == nil || s.tilt || m.released || !m.isMaster() || m.flags&fSDown == 0 {
+		return
+	}
+	wasODown := m.flags&fODown != 0
+	s.checkObjectivelyDown(m)
+	if !wasODown && m.flags&fODown != 0 {
+		s.refreshReplicasInfo(m)
+	}
+	if s.startFailoverIfNeeded(m) {
+		s.askMasterState(m, true)
+	}
+}
+
+// refreshReplicasInfo asks the replicas of a master that just became
+// ODOWN for INFO now, before the election, as the timer would right after
+// the master on its tick (their INFO period drops to
+// FailingReplicaInfoPeriod): replica selection must not see INFO older
+// than 5×ping-period, and with INFO every 10 s it could.
+func (s *Sentinel) refreshReplicasInfo(m *instance) {
+	for _, r := range m.sortedReplicas() {
+		l := r.link
+		if r.released || r.infoPending || l.disconnected() || l.ccState != connUp ||
+			l.pending >= MaxPendingCommands*l.refcount {
+			continue
+		}
+		if r.infoRefresh == 0 || s.now-r.infoRefresh > FailingReplicaInfoPeriod {
+			s.sendInfo(r)
+		}
+	}
+}
