@@ -225,4 +225,30 @@ func TestRuntimeReconf(t *testing.T) {
 			t.Errorf("SET with an unwritable config: %v, want ERR Failed to save config file...", err)
 		}
 	})
+
+	s.step("SENTINEL CONFIG SET/GET at run time, persisted", func() {
+		in := s.sentinels[0]
+		conf := filepath.Join(in.cwd, in.args[0])
+		for _, v := range []string{"no", "yes"} {
+			s.okReply("CONFIG SET resolve-hostnames", s.S(0, "SENTINEL", "CONFIG", "SET", "resolve-hostnames", v))
+			if got := dict(s.S(0, "SENTINEL", "CONFIG", "GET", "resolve-hostnames")); got["resolve-hostnames"] != v || len(got) != 1 {
+				t.Errorf("CONFIG GET resolve-hostnames = %v, want %s", got, v)
+			}
+			b, err := os.ReadFile(conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), "sentinel resolve-hostnames "+v+"\n") {
+				t.Errorf("config file lacks \"sentinel resolve-hostnames %s\":\n%s", v, b)
+			}
+		}
+		_, err := s.try(0, "SENTINEL", "CONFIG", "SET", "foo", "bar")
+		if got, want := errText(err), "ERR Invalid argument 'foo' to SENTINEL CONFIG SET"; got != want {
+			t.Errorf("CONFIG SET foo: %q, want %q", got, want)
+		}
+		_, err = s.try(0, "SENTINEL", "CONFIG", "SET", "resolve-hostnames", "maybe")
+		if got, want := errText(err), "ERR Invalid value 'maybe' to SENTINEL CONFIG SET 'resolve-hostnames'"; got != want {
+			t.Errorf("CONFIG SET resolve-hostnames maybe: %q, want %q", got, want)
+		}
+	})
 }
