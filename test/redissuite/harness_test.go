@@ -147,6 +147,15 @@ func newSuite(t *testing.T) *suite {
 			s.dumpLogs()
 		}
 	})
+	t.Cleanup(func() {
+		// Tools treat anything a sentinel writes on stderr as a crash
+		// (sentinel-reference.md §22). Every process of the unit shares
+		// cwd/stderr.txt (testutil.StartSentinelAt), and a redis-server
+		// with a logfile writes nothing there either.
+		if b, err := os.ReadFile(filepath.Join(cwd, "stderr.txt")); err == nil && len(b) > 0 {
+			t.Errorf("a process wrote on stderr:\n%s", b)
+		}
+	})
 	for i := 0; i < instancesCount; i++ {
 		s.redis = append(s.redis, s.spawnRedis(cwd, i))
 	}
