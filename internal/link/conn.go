@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/resp"
@@ -44,9 +45,16 @@ type conn struct {
 	mu      sync.Mutex
 	nc      net.Conn
 	out     []byte
-	spare   []byte // the writer's previous buffer, reused for out
-	writing bool   // a writer goroutine is running
-	held    bool   // Deferred output waits for Manager.Flush; c is in m.held
+	spare   []byte          // the writer's previous buffer, reused for out
+	writing bool            // a writer goroutine is running
+	held    bool            // Deferred output waits for Manager.Flush; c is in m.held
+	raw     syscall.RawConn // for the inline write of release; nil: TLS, non-unix
+
+	// The inline write's state, used only by the holder of writing.
+	wbuf    []byte
+	wn      int
+	werr    error
+	wfunc   func(uintptr) bool // c.rawWrite, bound once
 	pending []pendingCmd
 	dead    bool  // no more sends accepted
 	err     error // first failure
@@ -95,15 +103,24 @@ func (c *conn) send(tag Tag, args []string, flags SendFlag) (ok, hold bool) {
 	return true, false
 }
 
-// release starts writing the output held for Manager.Flush.
+// release writes the output held for Manager.Flush: inline when the
+// socket takes it all without waiting (no goroutine), else with a writer.
 func (c *conn) release() {
 	c.mu.Lock()
 	c.held = false
 	nc, start := c.startWriterLocked()
-	c.mu.Unlock()
-	if start {
-		go c.writeOut(nc)
+	if !start || c.raw == nil {
+		c.mu.Unlock()
+		if start {
+			go c.writeOut(nc)
+		}
+		return
 	}
+	buf := c.out
+	c.out = c.spare[:0]
+	c.spare = nil
+	c.mu.Unlock()
+	c.writeInline(nc, buf)
 }
 
 // startWriterLocked reports whether the caller must start a writer for
@@ -159,6 +176,7 @@ func (c *conn) run() {
 		return
 	}
 	c.nc = nc
+	c.raw = rawConn(nc)
 	c.mu.Unlock()
 
 	c.m.emit(c, Connected{ID: c.id, LocalIP: localIP(nc)})

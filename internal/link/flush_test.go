@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 )
 
 // TestDeferredFlush: Deferred commands stay queued (no writer) until
@@ -72,6 +73,57 @@ func TestDeferredFlush(t *testing.T) {
 			m.mu.Unlock()
 			if n != 0 {
 				t.Fatalf("%d connections still held after Flush", n)
+			}
+		})
+	}
+}
+
+// TestFlushSocketFull: Flush never blocks; output the socket does not
+// take at once (a peer that is not reading yet) is written later by a
+// writer goroutine, in order, followed by what was sent meanwhile.
+func TestFlushSocketFull(t *testing.T) {
+	tests := []struct {
+		name  string
+		cmds  int // deferred PUBLISH commands of 64 KiB before Flush
+		after int // plain commands sent after Flush
+	}{
+		{"fits in the socket", 2, 1},
+		{"socket full: writer takes the tail", 512, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := string(bytes.Repeat([]byte("p"), 64<<10))
+			var wire []byte
+			for range tc.cmds {
+				wire = appendCommand(wire, []string{"PUBLISH", "ch", payload})
+			}
+			for i := range tc.after {
+				wire = appendCommand(wire, []string{"PING", string(rune('a' + i))})
+			}
+			start := make(chan struct{})
+			got := make(chan []byte, 1)
+			addr := fakePeer(t, func(c net.Conn) {
+				<-start
+				_ = c.SetReadDeadline(time.Now().Add(waitFor))
+				buf := make([]byte, len(wire))
+				_, err := io.ReadFull(c, buf)
+				if err != nil {
+					buf = nil
+				}
+				got <- buf
+			})
+			m := newManager(t, Config{})
+			mustConnect(t, m, 1, addr, Cmd)
+			for i := range tc.cmds {
+				m.Send(1, Tag(i), []string{"PUBLISH", "ch", payload}, Deferred)
+			}
+			m.Flush() // must return although the peer does not read
+			for i := range tc.after {
+				m.Send(1, Tag(tc.cmds+i), []string{"PING", string(rune('a' + i))}, 0)
+			}
+			close(start)
+			if b := <-got; !bytes.Equal(b, wire) {
+				t.Fatalf("peer read %d bytes, want %d (equal: %v)", len(b), len(wire), bytes.Equal(b, wire))
 			}
 		})
 	}

@@ -4,7 +4,7 @@ package link
 
 import "syscall"
 
-// canPeek says whether peekEmpty works here.
+// canPeek says whether peekEmpty and writeFD work here.
 const canPeek = true
 
 // peekEmpty reports whether the socket fd has no byte to read right now
@@ -18,5 +18,20 @@ func peekEmpty(fd uintptr) bool {
 			continue
 		}
 		return err == syscall.EAGAIN || err == syscall.EWOULDBLOCK
+	}
+}
+
+// writeFD makes one non-blocking write of b on the socket fd. A full
+// socket (EAGAIN) is not an error: n is then 0.
+func writeFD(fd uintptr, b []byte) (int, error) {
+	for {
+		n, err := syscall.Write(int(fd), b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN || err == syscall.EWOULDBLOCK {
+			return 0, nil
+		}
+		return max(n, 0), err
 	}
 }
