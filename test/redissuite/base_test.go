@@ -185,4 +185,33 @@ func TestBase(t *testing.T) {
 			t.Errorf("new master %s role %q", addrPort, r)
 		}
 	})
+
+	s.step("SENTINEL RESET can resets the master", func() {
+		// The sentinel may rediscover replicas/sentinels at once after the
+		// reset: give it a few chances, like the Tcl test.
+		var nSentinels, nReplicas int
+		for j := 0; j < 10; j++ {
+			if v := fmt.Sprint(s.S(0, "SENTINEL", "RESET", masterName)); v != "1" {
+				t.Fatalf("SENTINEL RESET = %v, want 1", v)
+			}
+			a, _ := s.S(0, "SENTINEL", "SENTINELS", masterName).([]any)
+			b, _ := s.S(0, "SENTINEL", "REPLICAS", masterName).([]any)
+			nSentinels, nReplicas = len(a), len(b)
+			if nSentinels == 0 && nReplicas == 0 {
+				break
+			}
+		}
+		if nSentinels != 0 || nReplicas != 0 {
+			t.Errorf("after RESET: %d sentinels, %d replicas, want 0 and 0", nSentinels, nReplicas)
+		}
+		if v := fmt.Sprint(s.S(0, "SENTINEL", "RESET", "no-such-*")); v != "0" {
+			t.Errorf("SENTINEL RESET no-such-* = %v, want 0", v)
+		}
+		// The links are recreated at once; rediscovery of the replicas
+		// takes up to an info-period (10 s on both implementations) and is
+		// not awaited.
+		s.waitFor(5*time.Second, "sentinel 0 reconnected to the master after RESET", func() bool {
+			return s.masterField(0, "flags") == "master"
+		})
+	})
 }
