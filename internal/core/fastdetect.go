@@ -62,21 +62,19 @@ func (s *Sentinel) reactToMasterDownReply(m *instance) {
 	if m == nil || s.tilt || m.released || !m.isMaster() || m.flags&fSDown == 0 {
 		return
 	}
-	wasODown := m.flags&fODown != 0
 	s.checkObjectivelyDown(m)
-	if !wasODown && m.flags&fODown != 0 {
-		s.refreshReplicasInfo(m)
-	}
 	if s.startFailoverIfNeeded(m) {
 		s.askMasterState(m, true)
 	}
 }
 
 // refreshReplicasInfo asks the replicas of a master that just became
-// ODOWN for INFO now, before the election, as the timer would right after
-// the master on its tick (their INFO period drops to
-// FailingReplicaInfoPeriod): replica selection must not see INFO older
-// than 5×ping-period, and with INFO every 10 s it could.
+// ODOWN for INFO now, before the vote requests leave (their INFO period
+// drops to FailingReplicaInfoPeriod anyway): replica selection must not
+// see INFO older than 5×ping-period, and with INFO every 10 s it could
+// if the votes came back first. sentinel.c has a tick between ODOWN and
+// the selection; a failover started from a reply (or votes answered
+// within the step) has not.
 func (s *Sentinel) refreshReplicasInfo(m *instance) {
 	for _, r := range m.sortedReplicas() {
 		l := r.link

@@ -60,6 +60,7 @@ func (s *Sentinel) checkObjectivelyDown(m *instance) {
 			s.event(LevelWarning, "+odown", m, fmt.Sprintf("%s #quorum %d/%d", s.at(m), quorum, m.m.quorum))
 			m.flags |= fODown
 			m.odownSince = s.now
+			s.refreshReplicasInfo(m) // fastdetect.go
 		}
 	} else if m.flags&fODown != 0 {
 		s.event(LevelWarning, "-odown", m, s.at(m))
