@@ -23,6 +23,15 @@ func TestBase(t *testing.T) {
 		})
 	})
 
+	s.step("SENTINEL MASTER read by position: num-other-sentinels at index 33", func() {
+		s.foreachSentinel(func(id int) {
+			arr, _ := s.S(id, "SENTINEL", "MASTER", masterName).([]any)
+			if len(arr) < 34 || fmt.Sprint(arr[32]) != "num-other-sentinels" || fmt.Sprint(arr[33]) != fmt.Sprint(sentinels-1) || fmt.Sprint(arr[8]) != "flags" {
+				t.Errorf("sentinel %d: SENTINEL MASTER = %v", id, arr)
+			}
+		})
+	})
+
 	s.step("SENTINEL MYID returns a 40 chars id, distinct per sentinel", func() {
 		a, b := fmt.Sprint(s.S(0, "SENTINEL", "MYID")), fmt.Sprint(s.S(1, "SENTINEL", "MYID"))
 		if len(a) != 40 || a == b {
