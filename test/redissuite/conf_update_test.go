@@ -48,4 +48,27 @@ func TestConfUpdate(t *testing.T) {
 			return s.masterField(1, "config-epoch") == want
 		})
 	})
+
+	s.step("A partitioned (SIGSTOP) sentinel gets the config of a failover it missed", func() {
+		oldPort = s.rport(s.masterID)
+		s.sentinels[2].proc.Stop()
+		old := s.masterID
+		s.killRedis(old)
+		for id := range s.sentinels {
+			if id == 2 {
+				continue
+			}
+			s.waitFor(50*time.Second, fmt.Sprintf("sentinel %d receives failover info", id), func() bool {
+				p := s.masterPort(id)
+				return p != "" && p != oldPort
+			})
+		}
+		s.masterID = s.redisIDByPort(s.masterPort(0))
+		s.sentinels[2].proc.Cont()
+		s.restartRedis(old)
+		want := s.rport(s.masterID)
+		s.waitFor(50*time.Second, "resumed sentinel 2 switches to the new master", func() bool {
+			return s.masterPort(2) == want
+		})
+	})
 }
