@@ -13,6 +13,7 @@ package redissuite
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,20 @@ const suiteBinEnv = "GOSENTINEL_SUITE_BIN"
 const longEnv = "GOSENTINEL_SUITE_LONG"
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	raiseParallel(8)
 	os.Exit(buildAndRun(m))
+}
+
+// raiseParallel sets -test.parallel to n unless it was given: the
+// scenarios wait on processes and timers, not on the CPU (a whole run uses
+// ~20 s of CPU), so the default (GOMAXPROCS, 2 here) only serialises them.
+func raiseParallel(n int) {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 func buildAndRun(m *testing.M) int {
