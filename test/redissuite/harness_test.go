@@ -440,10 +440,24 @@ func (s *suite) holds(d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// kill is kill_instance: SIGTERM, then wait for the exit.
+// termGrace is how long stop_instance waits after SIGTERM before it
+// crashes the process with SIGSEGV (instances.tcl, without valgrind).
+const termGrace = 10 * time.Second
+
+// kill is kill_instance: SIGTERM, then wait for the exit. A process that
+// does not exit within termGrace fails the unit (the Tcl harness would
+// SIGSEGV it) and is killed.
 func (s *suite) kill(in *instance) {
+	s.t.Helper()
 	in.closeClient()
-	in.proc.Term()
+	go in.proc.Term() // returns when the process has exited
+	in.proc.Cont()    // stop_instance: it may have been SIGSTOPped (either order works)
+	select {
+	case <-in.proc.Done():
+	case <-time.After(termGrace):
+		s.t.Errorf("%s on port %d still running %v after SIGTERM", in.kind, in.port, termGrace)
+		in.proc.Kill()
+	}
 }
 
 // restart is restart_instance: same binary, same argv and working
