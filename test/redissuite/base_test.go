@@ -11,7 +11,12 @@ import (
 // demotion of the old master, quorum and majority rules.
 func TestBase(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitBase(newSuite(t))
+}
+
+// unitBase is the body of TestBase on an initialised suite.
+func unitBase(s *suite) {
+	t := s.t
 	s.foreachSentinel(func(id int) { s.S(id, "SENTINEL", "DEBUG", "default-down-after", 1000) })
 	sentinels := len(s.sentinels)
 

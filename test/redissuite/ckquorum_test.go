@@ -10,7 +10,12 @@ import (
 // TestCkquorum ports 06-ckquorum.tcl.
 func TestCkquorum(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitCkquorum(newSuite(t))
+}
+
+// unitCkquorum is the body of TestCkquorum on an initialised suite.
+func unitCkquorum(s *suite) {
+	t := s.t
 	n := len(s.sentinels)
 	origQuorum := n/2 + 1
 

@@ -10,7 +10,12 @@ import (
 // a failover learns the new configuration from its peers when it returns.
 func TestConfUpdate(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitConfUpdate(newSuite(t))
+}
+
+// unitConfUpdate is the body of TestConfUpdate on an initialised suite.
+func unitConfUpdate(s *suite) {
+	t := s.t
 	var oldPort string
 
 	s.step("We can failover with Sentinel 1 crashed", func() {

@@ -38,7 +38,12 @@ func errText(err error) string {
 // SENTINEL SIMULATE-FAILURE.
 func TestManual(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitManual(newSuite(t))
+}
+
+// unitManual is the body of TestManual on an initialised suite.
+func unitManual(s *suite) {
+	t := s.t
 	s.manualDebug()
 	var newPort string
 

@@ -111,7 +111,12 @@ func (s *suite) waitSentinelsConnectServers() {
 // auth-pass / auth-user changes and the reconnections they cause, errors.
 func TestRuntimeReconf(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitRuntimeReconf(newSuite(t))
+}
+
+// unitRuntimeReconf is the body of TestRuntimeReconf on an initialised suite.
+func unitRuntimeReconf(s *suite) {
+	t := s.t
 	const sent2re, sent2up, sent2un = 0, 1, 2
 
 	s.step("Sentinels (re)connection following SENTINEL SET mymaster auth-pass", func() {

@@ -41,7 +41,12 @@ func (s *suite) waitReplicaPriorities(want func(id int) int) {
 // replicas of one master have equal offsets once in sync).
 func TestSlaveSelection(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitSlaveSelection(newSuite(t))
+}
+
+// unitSlaveSelection is the body of TestSlaveSelection on an initialised suite.
+func unitSlaveSelection(s *suite) {
+	t := s.t
 	s.foreachSentinel(func(id int) {
 		s.S(id, "SENTINEL", "DEBUG", "info-period", 1000)
 		s.S(id, "SENTINEL", "DEBUG", "default-down-after", 1000)

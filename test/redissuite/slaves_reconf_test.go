@@ -43,7 +43,11 @@ func (s *suite) crashAndFailover() {
 // master, also when one of them was down during the failover.
 func TestSlavesReconf(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	unitSlavesReconf(newSuite(t))
+}
+
+// unitSlavesReconf is the body of TestSlavesReconf on an initialised suite.
+func unitSlavesReconf(s *suite) {
 	s.checkSlavesReplication()
 	s.crashAndFailover()
 	s.foreachSentinel(func(id int) {
