@@ -28,7 +28,11 @@ func (in *instance) useAuth(user, pass string) {
 // sentinel-pass give them the credentials.
 func TestACLSupport(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	aclSupportUnit(t, newSuite(t))
+}
+
+// aclSupportUnit runs 09-acl-support on an initialised suite.
+func aclSupportUnit(t *testing.T, s *suite) {
 	const user, pass = "testuser", "secret"
 
 	s.step("(post-init) Set up ACL configuration", func() {

@@ -34,26 +34,30 @@ func (s *suite) ensureMasterDown(alive int) {
 	})
 }
 
-// newDownSuite is the prologue of 07-down-conditions.tcl: init-tests, the
-// SENTINEL DEBUG timers on every sentinel, then "Crash the majority of
-// Sentinels to prevent failovers for this unit". It returns
+// downPrologue is the prologue of 07-down-conditions.tcl after
+// init-tests: the SENTINEL DEBUG timers on every sentinel, then "Crash the
+// majority of Sentinels to prevent failovers for this unit". It returns
 // ::alive_sentinel (instances_count/2+2).
-func newDownSuite(t *testing.T) (*suite, int) {
-	s := newSuite(t)
+func downPrologue(s *suite) int {
 	s.foreachSentinel(func(id int) { s.S(id, debugDown...) })
 	s.step("Crash the majority of Sentinels to prevent failovers for this unit", func() {
 		for id := 0; id < s.quorum; id++ {
 			s.killSentinel(id)
 		}
 	})
-	return s, instancesCount/2 + 2
+	return instancesCount/2 + 2
 }
 
 // TestDownConditions is 07-down-conditions.tcl. Its tests share one set of
 // processes and run in the Tcl order.
 func TestDownConditions(t *testing.T) {
 	t.Parallel()
-	s, alive := newDownSuite(t)
+	downConditionsUnit(t, newSuite(t))
+}
+
+// downConditionsUnit runs 07-down-conditions on an initialised suite.
+func downConditionsUnit(t *testing.T, s *suite) {
+	alive := downPrologue(s)
 	m := s.masterID
 	oldPort := s.rport(m)
 

@@ -61,7 +61,12 @@ func (s *suite) hostnameAnnounced(hostname string) bool {
 // "localhost" for master and replicas, then IPs after announce-hostnames no.
 func TestHostnameConf(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	hostnameConfUnit(t, newSuite(t))
+}
+
+// hostnameConfUnit runs 08-hostname-conf on an initialised suite, and its
+// "(post-cleanup) Configure instances and sentinel for IPs".
+func hostnameConfUnit(t *testing.T, s *suite) {
 	const host = "localhost"
 
 	s.step("(pre-init) Configure instances and sentinel for hostname use", func() {
@@ -84,6 +89,16 @@ func TestHostnameConf(t *testing.T) {
 		})
 		s.waitFor(20*time.Second, "IPs announced", func() bool {
 			return s.hostnameAnnounced("127.0.0.1") || s.hostnameAnnounced("::1")
+		})
+	})
+
+	s.step("(post-cleanup) Configure instances and sentinel for IPs", func() {
+		for id := range s.redis {
+			s.R(id, "CONFIG", "SET", "replica-announce-ip", "127.0.0.1")
+		}
+		s.foreachSentinel(func(id int) {
+			s.S(id, "SENTINEL", "CONFIG", "SET", "resolve-hostnames", "no")
+			s.S(id, "SENTINEL", "CONFIG", "SET", "announce-hostnames", "no")
 		})
 	})
 }

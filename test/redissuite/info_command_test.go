@@ -11,7 +11,11 @@ import (
 // sections. It needs only one sentinel, so it does not run init-tests.
 func TestInfoCommand(t *testing.T) {
 	t.Parallel()
-	s := newBareSuite(t, 1)
+	infoCommandUnit(t, newBareSuite(t, 1))
+}
+
+// infoCommandUnit runs 13-info-command against sentinel 0 of s.
+func infoCommandUnit(t *testing.T, s *suite) {
 	info := func(args ...any) string {
 		return fmt.Sprint(s.S(0, append([]any{"INFO"}, args...)...))
 	}

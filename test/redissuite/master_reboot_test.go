@@ -52,7 +52,13 @@ func isLoading(err error) bool {
 // over, and later becomes a replica of the new master.
 func TestMasterReboot(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	masterRebootUnit(t, newSuite(t))
+}
+
+// masterRebootUnit runs 12-master-reboot on an initialised suite. The
+// rebooted server is not a testutil.Process: restartKilled must not run
+// after it (in the shared run it is the last unit).
+func masterRebootUnit(t *testing.T, s *suite) {
 	m := s.masterID
 	var newID int
 

@@ -14,7 +14,11 @@ import (
 // of adding one (the old one gets port 0 and is dropped).
 func TestPort0(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	port0Unit(t, newSuite(t))
+}
+
+// port0Unit runs 11-port-0 on an initialised suite.
+func port0Unit(t *testing.T, s *suite) {
 	s.step("Start/Stop sentinel on same port with a different runID should not change the total number of sentinels", func() {
 		id := instancesCount - 1
 		in := s.sentinels[id]

@@ -23,7 +23,11 @@ func (s *suite) replicaIDs() []int {
 // replicas with replica-priority 0 are never promoted.
 func TestReplicaPriority(t *testing.T) {
 	t.Parallel()
-	s := newSuite(t)
+	replicaPriorityUnit(t, newSuite(t))
+}
+
+// replicaPriorityUnit runs 10-replica-priority on an initialised suite.
+func replicaPriorityUnit(t *testing.T, s *suite) {
 
 	s.step("Check acceptable replica-priority values", func() {
 		id := s.replicaIDs()[0]
@@ -98,5 +102,13 @@ func TestReplicaPriority(t *testing.T) {
 		s.waitFor(20*time.Second, "the new master reports role master", func() bool {
 			return strings.HasPrefix(s.RI(got, "role"), "master")
 		})
+	})
+
+	s.step("(post-cleanup) Restore replica-priority", func() {
+		for _, id := range s.replicaIDs() {
+			if !s.redis[id].proc.Exited() {
+				s.R(id, "CONFIG", "SET", "replica-priority", 100)
+			}
+		}
 	})
 }
