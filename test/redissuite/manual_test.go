@@ -159,6 +159,9 @@ func unitManual(s *suite) {
 			case <-time.After(50 * time.Second):
 				t.Fatalf("sentinel set %s but did not exit", flag)
 			}
+			if code := s.sentinels[0].proc.ExitCode(); code != 99 {
+				t.Errorf("exit status %d after %s, want 99 (sentinelSimFailureCrash)", code, flag)
+			}
 			if _, err := s.try(0, "PING"); err == nil || !strings.Contains(err.Error(), "connect") {
 				t.Errorf("PING after the crash: %v, want a refused connection", err)
 			}
