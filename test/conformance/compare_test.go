@@ -100,9 +100,7 @@ func compareSeq(t *testing.T, ps [2]*side, sq seq) []diff {
 // known maps a difference (by command text) to its FINDINGS.md entry: a
 // known difference is logged, not failed, until its owner fixes it; a
 // known difference that disappeared fails so that the list stays honest.
-var known = map[string]string{
-	"config: after CONFIG SET announce-ip to empty": "F2",
-}
+var known = map[string]string{}
 
 // report fails t for every unknown difference and for known ones that
 // no longer occur among the commands of sq.
