@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,10 +28,9 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "gosentinel")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin, err = testutil.BuildGosentinel(dir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// testutil.StartSentinelCluster runs this binary instead of redis-sentinel.
