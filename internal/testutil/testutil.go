@@ -308,6 +308,10 @@ func spawn(t TB, name, bin string, args []string, dir string, port int) *Process
 		p.signal(syscall.SIGCONT)
 		p.signal(syscall.SIGKILL)
 		<-p.done
+		// Whatever the process started (a sentinel's notification or
+		// reconfig scripts) shares its process group: kill it too, so no
+		// test leaves a child behind.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
 	return p
 }
