@@ -8,6 +8,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
 )
 
 // This file is a deliberately small RESP2 client used only for sentinel
@@ -48,17 +50,12 @@ func newRespConn(c net.Conn) *respConn {
 	return &respConn{Conn: c, br: bufio.NewReaderSize(c, 4096)}
 }
 
-// appendCommand encodes args as a RESP array of bulk strings.
+// appendCommand encodes args as a RESP array of bulk strings with
+// internal/resp's writer (the one the server replies with).
 func appendCommand(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
+	b = resp.AppendArrayLen(b, len(args))
 	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
+		b = resp.AppendBulkString(b, a)
 	}
 	return b
 }

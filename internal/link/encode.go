@@ -1,18 +1,13 @@
 package link
 
-import "strconv"
+import "github.com/gosentinel/gosentinel/internal/resp"
 
-// appendCommand appends args as a RESP multibulk command.
+// appendCommand appends args as a RESP multibulk command, encoded by
+// internal/resp (the same writer the server replies with).
 func appendCommand(b []byte, args []string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
+	b = resp.AppendArrayLen(b, len(args))
 	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
+		b = resp.AppendBulkString(b, a)
 	}
 	return b
 }
