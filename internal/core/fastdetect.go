@@ -82,8 +82,19 @@ func (s *Sentinel) refreshReplicasInfo(m *instance) {
 			l.pending >= MaxPendingCommands*l.refcount {
 			continue
 		}
-		if r.infoRefresh == 0 || s.now-r.infoRefresh > FailingReplicaInfoPeriod {
+		if r.infoRefresh == 0 || s.now-r.infoRefresh > odownInfoRefreshAge(s.timing.PingPeriod) {
 			s.sendInfo(r)
 		}
 	}
+}
+
+// odownInfoRefreshAge is the INFO age above which refreshReplicasInfo asks
+// a replica again. Selection rejects INFO older than 5×ping-period while
+// the master is SDOWN, and replicas whose master link is down are asked
+// only every FailingReplicaInfoPeriod: with ping-period below 200 ms (the
+// Tcl suite runs with 100) their INFO is stale half of the time, and a
+// leader elected a few ms after ODOWN aborted with no-good-slave (then
+// waited 2×failover-timeout). Half the validity leaves room for the reply.
+func odownInfoRefreshAge(pingPeriod Millis) Millis {
+	return min(FailingReplicaInfoPeriod, 5*pingPeriod/2)
 }

@@ -241,3 +241,26 @@ func TestODownSoonAfterSecondSDown(t *testing.T) {
 		})
 	}
 }
+
+// TestODownInfoRefreshAge: at ODOWN, replicas are asked INFO again when
+// their INFO is older than half of what selection accepts (5×ping-period),
+// and at least every FailingReplicaInfoPeriod.
+func TestODownInfoRefreshAge(t *testing.T) {
+	tests := []struct {
+		pingPeriod, want Millis
+	}{
+		{1000, FailingReplicaInfoPeriod}, // default: INFO every second is fresh enough
+		{400, FailingReplicaInfoPeriod},
+		{200, 500},
+		{100, 250}, // the Tcl suite's SENTINEL DEBUG ping-period 100
+		{10, 25},
+	}
+	for _, tt := range tests {
+		if got := odownInfoRefreshAge(tt.pingPeriod); got != tt.want {
+			t.Errorf("odownInfoRefreshAge(%d) = %d, want %d", tt.pingPeriod, got, tt.want)
+		}
+		if got := odownInfoRefreshAge(tt.pingPeriod); got > 5*tt.pingPeriod {
+			t.Errorf("ping-period %d: refresh age %d above selection's validity %d", tt.pingPeriod, got, 5*tt.pingPeriod)
+		}
+	}
+}
