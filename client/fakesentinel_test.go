@@ -65,6 +65,23 @@ func (f *fakeSentinel) setDelay(d time.Duration) {
 }
 
 // setPeers sets the sentinels listed by SENTINEL SENTINELS.
+// startFakeSentinels starts n fake sentinels for master that all list
+// each other as peers, and returns them with their addresses.
+func startFakeSentinels(t *testing.T, master string, n int) ([]*fakeSentinel, []string) {
+	t.Helper()
+	fs := make([]*fakeSentinel, 0, n)
+	addrs := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		f := startFakeSentinel(t, master, 1)
+		fs = append(fs, f)
+		addrs = append(addrs, f.addr())
+	}
+	for _, f := range fs {
+		f.setPeers(addrs...)
+	}
+	return fs, addrs
+}
+
 func (f *fakeSentinel) setPeers(peers ...string) {
 	f.mu.Lock()
 	f.peers = peers

@@ -111,16 +111,7 @@ func TestSubscribesToDistinctSentinels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			m := testutil.StartRedis(t)
-			var fs []*fakeSentinel
-			var addrs []string
-			for i := 0; i < 3; i++ {
-				f := startFakeSentinel(t, m.Addr(), 1)
-				fs = append(fs, f)
-				addrs = append(addrs, f.addr())
-			}
-			for _, f := range fs {
-				f.setPeers(addrs...)
-			}
+			fs, addrs := startFakeSentinels(t, m.Addr(), 3)
 			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: addrs[:tc.seeds], PubSubSentinels: tc.subs,
 				ReconcileInterval: -1})
 			if err := rdb.Ping(context.Background()).Err(); err != nil {

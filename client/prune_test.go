@@ -52,16 +52,7 @@ func TestPrune(t *testing.T) {
 func TestPruneRemovedSentinel(t *testing.T) {
 	t.Parallel()
 	m := testutil.StartRedis(t)
-	var fs []*fakeSentinel
-	var addrs []string
-	for i := 0; i < 3; i++ {
-		f := startFakeSentinel(t, m.Addr(), 1)
-		fs = append(fs, f)
-		addrs = append(addrs, f.addr())
-	}
-	for _, f := range fs {
-		f.setPeers(addrs...)
-	}
+	fs, addrs := startFakeSentinels(t, m.Addr(), 3)
 	deadSeed := closedAddr(t)
 	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{addrs[0], deadSeed}, DisablePubSub: true,
 		ReconcileInterval: 50 * time.Millisecond, SentinelPruneAfter: 300 * time.Millisecond})
