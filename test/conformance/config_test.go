@@ -179,6 +179,17 @@ func unified(t *testing.T, a, b string) string {
 	return string(out)
 }
 
+// diffLines returns "" when the two sides' lines are equal, or else the
+// unified diff of real redis-sentinel's (theirs) against ours.
+func diffLines(t *testing.T, theirs, ours []string) string {
+	t.Helper()
+	a, b := strings.Join(theirs, "\n"), strings.Join(ours, "\n")
+	if a == b {
+		return ""
+	}
+	return unified(t, a+"\n", b+"\n")
+}
+
 // sortedLines sorts the lines of s and drops blank ones.
 func sortedLines(s string) string {
 	var l []string

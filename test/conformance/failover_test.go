@@ -3,7 +3,6 @@ package conformance
 import (
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,10 +60,10 @@ func TestFailoverEvents(t *testing.T) {
 			bodies[i] = append(bodies[i], e.typ+" "+e.body)
 		}
 	}
-	if a, b := strings.Join(seqs[0], "\n"), strings.Join(seqs[1], "\n"); a != b {
-		t.Errorf("failover event sequence differs:\n%s", unified(t, a+"\n", b+"\n"))
-	} else if a, b := strings.Join(bodies[0], "\n"), strings.Join(bodies[1], "\n"); a != b {
-		t.Errorf("failover event messages differ:\n%s", unified(t, a+"\n", b+"\n"))
+	if d := diffLines(t, seqs[0], seqs[1]); d != "" {
+		t.Errorf("failover event sequence differs:\n%s", d)
+	} else if d := diffLines(t, bodies[0], bodies[1]); d != "" {
+		t.Errorf("failover event messages differ:\n%s", d)
 	}
 	if len(seqs[0]) < 15 {
 		t.Errorf("real sentinel published only %d events: %q", len(seqs[0]), seqs[0])

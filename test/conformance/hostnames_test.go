@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"sort"
-	"strings"
 	"testing"
 	"time"
 )
@@ -54,8 +53,8 @@ func TestHostnames(t *testing.T) {
 		sort.Strings(evs[i]) // the two replicas come in INFO order
 		s.waitDiscovered(t)
 	}
-	if a, b := strings.Join(evs[0], "\n"), strings.Join(evs[1], "\n"); a != b {
-		t.Errorf("events under announce-hostnames differ:\nreal:\n%s\nours:\n%s", a, b)
+	if d := diffLines(t, evs[0], evs[1]); d != "" {
+		t.Errorf("events under announce-hostnames differ:\n%s", d)
 	}
 	off := seq{name: "hostnames-off", proto: 2, cmds: append([]cmd{c("SENTINEL", "CONFIG", "SET", "announce-hostnames", "no")}, view...)}
 	report(t, off, compareSeq(t, ps, off))

@@ -86,8 +86,8 @@ func TestRelativeConfigAndRestart(t *testing.T) {
 			t.Errorf("%s: stderr not empty after restart: %q", s.name, se)
 		}
 	}
-	if a, b := strings.Join(results[0], "\n"), strings.Join(results[1], "\n"); a != b {
-		t.Errorf("replies differ:\nreal:\n%s\nours:\n%s", a, b)
+	if d := diffLines(t, results[0], results[1]); d != "" {
+		t.Errorf("replies differ:\n%s", d)
 	}
 	for i, s := range ps {
 		s.dir = roots[i] // confText replaces it by <dir>

@@ -99,8 +99,8 @@ func TestQuorumFailover(t *testing.T) {
 	for i := range summary {
 		sortStrings(summary[i])
 	}
-	if a, b := strings.Join(summary[0], "\n"), strings.Join(summary[1], "\n"); a != b {
-		t.Errorf("3-sentinel failover differs:\nreal:\n%s\nours:\n%s", a, b)
+	if d := diffLines(t, summary[0], summary[1]); d != "" {
+		t.Errorf("3-sentinel failover differs:\n%s", d)
 	}
 }
 

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -47,8 +46,8 @@ func TestRenamedServerCommands(t *testing.T) {
 			}
 		}
 	}
-	if a, b := strings.Join(seqs[0], "\n"), strings.Join(seqs[1], "\n"); a != b {
-		t.Errorf("failover through renamed commands differs:\n%s", unified(t, a+"\n", b+"\n"))
+	if d := diffLines(t, seqs[0], seqs[1]); d != "" {
+		t.Errorf("failover through renamed commands differs:\n%s", d)
 	}
 	for _, s := range ps {
 		s.waitDiscovered(t)

@@ -51,13 +51,13 @@ func TestSigstopFailover(t *testing.T) {
 	if got := strings.Join(seqs[0], " "); !strings.HasPrefix(got, "+sdown +odown +new-epoch +try-failover") || !strings.Contains(got, "+switch-master") {
 		t.Errorf("real sentinel's events do not look like an automatic failover: %s", got)
 	}
-	if a, b := strings.Join(seqs[0], "\n"), strings.Join(seqs[1], "\n"); a != b {
-		t.Errorf("automatic failover event sequence differs:\n%s", unified(t, a+"\n", b+"\n"))
-	} else if a, b := strings.Join(bodies[0], "\n"), strings.Join(bodies[1], "\n"); a != b {
-		t.Errorf("automatic failover event messages differ:\n%s", unified(t, a+"\n", b+"\n"))
+	if d := diffLines(t, seqs[0], seqs[1]); d != "" {
+		t.Errorf("automatic failover event sequence differs:\n%s", d)
+	} else if d := diffLines(t, bodies[0], bodies[1]); d != "" {
+		t.Errorf("automatic failover event messages differ:\n%s", d)
 	}
-	if a, b := strings.Join(after[0], "\n"), strings.Join(after[1], "\n"); a != b {
-		t.Errorf("events after SIGCONT differ:\n%s", unified(t, a+"\n", b+"\n"))
+	if d := diffLines(t, after[0], after[1]); d != "" {
+		t.Errorf("events after SIGCONT differ:\n%s", d)
 	}
 	for _, s := range ps {
 		s.waitDiscovered(t)

@@ -35,8 +35,8 @@ func TestTilt(t *testing.T) {
 	if got[0][1] != "sentinel_tilt:1" || !strings.Contains(got[0][0], "#tilt mode entered") {
 		t.Errorf("real sentinel did not enter TILT: %q", got[0])
 	}
-	if a, b := strings.Join(got[0], "\n"), strings.Join(got[1], "\n"); a != b {
-		t.Errorf("TILT differs:\nreal:\n%s\nours:\n%s", a, b)
+	if d := diffLines(t, got[0], got[1]); d != "" {
+		t.Errorf("TILT differs:\n%s", d)
 	}
 }
 
