@@ -78,12 +78,33 @@ func exchange(t *testing.T, addr, raw string, n, proto int) []string {
 	return out
 }
 
-func TestCompareWithRealSentinel(t *testing.T) {
+// startPair starts a real redis-sentinel (with the extra config lines) and
+// our server (with cfg) and returns their addresses; skipped with -short.
+func startPair(t *testing.T, cfg Config, extra ...string) (real, ours string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts redis-sentinel")
 	}
-	real := startRealSentinel(t)
-	_, ours, _ := startServer(t, Config{})
+	real = startRealSentinel(t, extra...)
+	_, ours, _ = startServer(t, cfg)
+	return real, ours
+}
+
+// compareExchange sends raw on a fresh connection to each side, reads n
+// RESP2 replies and reports every reply of ours that differs from real's.
+func compareExchange(t *testing.T, real, ours, raw string, n int) {
+	t.Helper()
+	want := exchange(t, real, raw, n, resp.RESP2)
+	got := exchange(t, ours, raw, n, resp.RESP2)
+	for j := range want {
+		if got[j] != want[j] {
+			t.Errorf("reply %d of %q:\n ours: %q\n real: %q", j, raw, got[j], want[j])
+		}
+	}
+}
+
+func TestCompareWithRealSentinel(t *testing.T) {
+	real, ours := startPair(t, Config{})
 	// Each case: raw commands sent on a fresh connection, number of replies.
 	cases := []string{
 		"PING\r\nPING a\r\nPING a b\r\nQUIT\r\nGET a b c d\r\nFOO\r\n",
@@ -115,15 +136,7 @@ func TestCompareWithRealSentinel(t *testing.T) {
 		if strings.HasPrefix(raw, "*x") || strings.HasPrefix(raw, "*1\r\n$-5") {
 			n = 1
 		}
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			want := exchange(t, real, raw, n, resp.RESP2)
-			got := exchange(t, ours, raw, n, resp.RESP2)
-			for j := range want {
-				if got[j] != want[j] {
-					t.Errorf("command %d of %q:\n ours: %q\n real: %q", j, raw, got[j], want[j])
-				}
-			}
-		})
+		t.Run(fmt.Sprint(i), func(t *testing.T) { compareExchange(t, real, ours, raw, n) })
 	}
 	t.Run("resp3", func(t *testing.T) {
 		raw := "HELLO 3\r\nCLIENT TRACKINGINFO\r\nACL GETUSER default\r\nUNSUBSCRIBE\r\nCLIENT GETNAME\r\nCOMMAND INFO ping\r\nCOMMAND DOCS ping\r\nINFO foo\r\nCLIENT LIST TYPE pubsub\r\nSUBSCRIBE a\r\nPING\r\nUNSUBSCRIBE a\r\n"
@@ -156,11 +169,7 @@ func sortedNames(t *testing.T, addr, raw string) string {
 }
 
 func TestCompareWithRealSentinelRequirepass(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts redis-sentinel")
-	}
-	real := startRealSentinel(t, "requirepass secret")
-	_, ours, _ := startServer(t, Config{Requirepass: "secret"})
+	real, ours := startPair(t, Config{Requirepass: "secret"}, "requirepass secret")
 	cases := []string{
 		"PING\r\nFOO\r\nROLE x\r\nSENTINEL masters\r\nHELLO 3\r\nAUTH nope\r\nAUTH default nope\r\nCLIENT ID\r\n",
 		"AUTH secret\r\nPING\r\nACL WHOAMI\r\nACL GETUSER default\r\n",
@@ -172,15 +181,7 @@ func TestCompareWithRealSentinelRequirepass(t *testing.T) {
 		if strings.HasPrefix(raw, "*") {
 			n = 1
 		}
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			want := exchange(t, real, raw, n, resp.RESP2)
-			got := exchange(t, ours, raw, n, resp.RESP2)
-			for j := range want {
-				if got[j] != want[j] {
-					t.Errorf("command %d of %q:\n ours: %q\n real: %q", j, raw, got[j], want[j])
-				}
-			}
-		})
+		t.Run(fmt.Sprint(i), func(t *testing.T) { compareExchange(t, real, ours, raw, n) })
 	}
 }
 
@@ -203,11 +204,7 @@ func fieldNames(s, sep string) []string {
 }
 
 func TestCompareFieldLayoutWithRealSentinel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts redis-sentinel")
-	}
-	real := startRealSentinel(t)
-	_, ours, _ := startServer(t, Config{})
+	real, ours := startPair(t, Config{})
 	for _, tc := range []struct {
 		cmd []string
 		sep string
@@ -228,11 +225,7 @@ func TestCompareFieldLayoutWithRealSentinel(t *testing.T) {
 }
 
 func TestCompareProtocolEdgesWithRealSentinel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts redis-sentinel")
-	}
-	real := startRealSentinel(t)
-	_, ours, _ := startServer(t, Config{})
+	real, ours := startPair(t, Config{})
 	cases := []struct {
 		raw string
 		n   int
@@ -257,14 +250,6 @@ func TestCompareProtocolEdgesWithRealSentinel(t *testing.T) {
 		{"*3\r\n$5\r\nhello\r\n$1\r\n3\r\n$7\r\nsetname\r\n", 1},
 	}
 	for i, tc := range cases {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			want := exchange(t, real, tc.raw, tc.n, resp.RESP2)
-			got := exchange(t, ours, tc.raw, tc.n, resp.RESP2)
-			for j := range want {
-				if got[j] != want[j] {
-					t.Errorf("reply %d of %q:\n ours: %q\n real: %q", j, tc.raw, got[j], want[j])
-				}
-			}
-		})
+		t.Run(fmt.Sprint(i), func(t *testing.T) { compareExchange(t, real, ours, tc.raw, tc.n) })
 	}
 }
