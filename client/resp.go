@@ -21,7 +21,9 @@ const (
 	maxBulkLen   = 1 << 20 // 1 MiB: sentinel replies and INFO are far smaller
 	maxArrayLen  = 1 << 16
 	maxReplyDeep = 8
-	maxLineLen   = 64 << 10
+	// A header or simple-string line must fit the 4 KiB read buffer of
+	// newRespConn (readLine: "line too long").
+	readBufSize = 4096
 )
 
 // errProtocol marks a malformed reply.
@@ -47,7 +49,7 @@ type respConn struct {
 }
 
 func newRespConn(c net.Conn) *respConn {
-	return &respConn{Conn: c, br: bufio.NewReaderSize(c, 4096)}
+	return &respConn{Conn: c, br: bufio.NewReaderSize(c, readBufSize)}
 }
 
 // appendCommand encodes args as a RESP array of bulk strings with
