@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/gosentinel/gosentinel/internal/ops"
@@ -41,9 +40,7 @@ func newCheckCmd() *cobra.Command {
 		code := ops.ExitCode(fs)
 		out := cmd.OutOrStdout()
 		if asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(struct {
+			if err := writeJSON(out, struct {
 				Findings []ops.Finding   `json:"findings"`
 				Exit     int             `json:"exit"`
 				Input    *ops.CheckInput `json:"input"`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -60,9 +59,7 @@ func newDemoCmd() *cobra.Command {
 		rep, err := ops.RunDemo(ctx, d)
 		if rep != nil && rep.Drill != nil {
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if jerr := enc.Encode(rep); jerr != nil {
+				if jerr := writeJSON(out, rep); jerr != nil {
 					return fmt.Errorf("demo: %w", jerr)
 				}
 			} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,9 +73,7 @@ func newDrillCmd() *cobra.Command {
 			return fmt.Errorf("drill: %w", err)
 		}
 		if asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rep); err != nil {
+			if err := writeJSON(out, rep); err != nil {
 				return fmt.Errorf("drill: %w", err)
 			}
 		} else {

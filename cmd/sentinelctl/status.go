@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/gosentinel/gosentinel/internal/ops"
@@ -35,9 +34,7 @@ func newStatusCmd() *cobra.Command {
 		}
 		out := cmd.OutOrStdout()
 		if asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(st); err != nil {
+			if err := writeJSON(out, st); err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
 		} else if err := ops.WriteStatus(out, st); err != nil {
