@@ -98,7 +98,7 @@ func downConditionsUnit(t *testing.T, s *suite) {
 		}
 		s.R(m, "CONFIG", "SET", "dbfilename", "tmp")
 		s.R(m, "CONFIG", "SET", "save", "1000000 1000000")
-		s.R(m, "BGSAVE", "SCHEDULE") // a replication child may be running
+		s.bgsave(m)
 		s.waitFor(20*time.Second, "BGSAVE failed", func() bool {
 			return s.RI(m, "rdb_last_bgsave_status") == "err"
 		})
@@ -108,7 +108,7 @@ func downConditionsUnit(t *testing.T, s *suite) {
 		s.ensureMasterDown(alive)
 		s.R(m, "CONFIG", "SET", "save", "")
 		s.R(m, "CONFIG", "SET", "dbfilename", "dump.rdb")
-		s.R(m, "BGSAVE", "SCHEDULE") // a replication child may be running
+		s.bgsave(m)
 		s.ensureMasterUp(alive)
 	})
 

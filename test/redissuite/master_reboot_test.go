@@ -68,7 +68,7 @@ func masterRebootUnit(t *testing.T, s *suite) {
 			t.Fatalf("sentinel 0 reports master port %s, want %s", p, oldPort)
 		}
 		s.R(m, "DEBUG", "POPULATE", 10000)
-		s.R(m, "BGSAVE", "SCHEDULE") // a replication child may be running
+		s.bgsave(m)
 		s.waitFor(30*time.Second, "BGSAVE done", func() bool {
 			return s.RI(m, "rdb_bgsave_in_progress") == "0" && s.RI(m, "rdb_last_bgsave_status") == "ok"
 		})
