@@ -6,8 +6,9 @@ const maxTickGap Millis = 100
 // nextDeadline returns the earliest instant at which a timer expires:
 // an instance's last valid reply becoming down-after old (PING pending or
 // link down), a fast PING becoming due (down-after below 10×ping-period),
-// a fast re-ask of a peer about an SDOWN master, a failover timeout. It is
-// a hint; it never returns later than now+100 ms.
+// a fast re-ask of a peer about an SDOWN master, the staggered start of a
+// failover, a failover timeout. It is a hint; it never returns later than
+// now+100 ms.
 func (s *Sentinel) nextDeadline(now Millis) Millis {
 	in := now + timeBase
 	best := in + maxTickGap
@@ -48,6 +49,8 @@ func (s *Sentinel) nextDeadline(now Millis) Millis {
 		}
 		if m.flags&fFailoverInProgress != 0 {
 			consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)
+		} else if m.flags&fODown != 0 && !s.tilt {
+			consider(s.failoverStartAt(m)) // staggered start (stagger.go)
 		}
 	}
 	return best - timeBase

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// startFailoverIfNeeded is sentinelStartFailoverIfNeeded.
+// startFailoverIfNeeded is sentinelStartFailoverIfNeeded, plus the
+// staggered start of stagger.go.
 func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	ms := m.m
 	if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {
@@ -18,6 +19,9 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 			s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
 				ms.failoverStartTime+2*ms.failoverTimeout-s.now)
 		}
+		return false
+	}
+	if s.now < s.failoverStartAt(m) { // stagger.go
 		return false
 	}
 	s.startFailover(m)

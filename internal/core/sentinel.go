@@ -133,6 +133,7 @@ func fillTiming(t Timing) Timing {
 	fill(&t.ElectionTimeout, d.ElectionTimeout)
 	fill(&t.ScriptMaxRuntime, d.ScriptMaxRuntime)
 	fill(&t.ScriptRetryDelay, d.ScriptRetryDelay)
+	fill(&t.FailoverStagger, d.FailoverStagger)
 	return t
 }
 

@@ -5,8 +5,9 @@ package core
 type Millis = int64
 
 // Timing holds every timer of the algorithm (sentinel.c globals, reference
-// §2). All of them can be changed at run time with SENTINEL DEBUG, and every
-// decision reads the live value, so tests and the simulator can shrink them.
+// §2). All of them but FailoverStagger can be changed at run time with
+// SENTINEL DEBUG, and every decision reads the live value, so tests and the
+// simulator can shrink them.
 type Timing struct {
 	// InfoPeriod is the INFO period for masters and replicas (10000).
 	// Replicas of a failing master are asked every 1000 ms regardless.
@@ -37,6 +38,10 @@ type Timing struct {
 	ScriptMaxRuntime Millis
 	// ScriptRetryDelay is the first script retry delay, doubled each retry (30000).
 	ScriptRetryDelay Millis
+	// FailoverStagger is the delay per rank before an automatic failover
+	// starts after ODOWN (100; not in sentinel.c, see stagger.go). It is
+	// not a SENTINEL DEBUG parameter: real tools know only the 13 above.
+	FailoverStagger Millis
 }
 
 // DefaultTiming returns the timers of Redis Sentinel 7.0.15.
@@ -55,6 +60,7 @@ func DefaultTiming() Timing {
 		ElectionTimeout:        10000,
 		ScriptMaxRuntime:       60000,
 		ScriptRetryDelay:       30000,
+		FailoverStagger:        100,
 	}
 }
 

@@ -1,0 +1,116 @@
+package core
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// staggerPeer is a peer sentinel of the stagger tests.
+type staggerPeer struct {
+	runid string
+	sdown bool
+}
+
+func newStaggerCore(t *testing.T, myid string, peers []staggerPeer, stagger Millis) (*Sentinel, *instance) {
+	t.Helper()
+	var known []KnownSentinel
+	for k, p := range peers {
+		known = append(known, KnownSentinel{Addr: Addr{Host: "127.0.0.1", Port: 26380 + k}, RunID: p.runid})
+	}
+	timing := DefaultTiming()
+	timing.FailoverStagger = stagger
+	s, err := New(Config{
+		State: State{
+			MyID: myid,
+			Masters: []MasterConfig{{
+				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2,
+				KnownSentinels: known,
+			}},
+		},
+		Port:   26379,
+		Timing: timing,
+	}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	s.Step(0, Tick{})
+	m := s.masters["mym"]
+	for _, p := range peers {
+		if p.sdown {
+			m.m.sentinels[p.runid].flags |= fSDown
+		}
+	}
+	return s, m
+}
+
+func TestFailoverStagger(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	const stagger Millis = 30 // rank×stagger stays below the 100 ms deadline cap
+	tests := []struct {
+		name  string
+		myid  string
+		peers []staggerPeer
+		rank  int
+	}{
+		{"alone", id('5'), nil, 0},
+		{"lowest runid", id('1'), []staggerPeer{{id('2'), false}, {id('3'), false}}, 0},
+		{"middle", id('2'), []staggerPeer{{id('1'), false}, {id('3'), false}}, 1},
+		{"highest runid", id('3'), []staggerPeer{{id('1'), false}, {id('2'), false}}, 2},
+		{"lower peer SDOWN", id('3'), []staggerPeer{{id('1'), true}, {id('2'), false}}, 1},
+		{"all lower peers SDOWN", id('3'), []staggerPeer{{id('1'), true}, {id('2'), true}, {id('4'), false}}, 0},
+		{"lexicographic not numeric", id('a'), []staggerPeer{{id('9'), false}, {id('b'), false}}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, m := newStaggerCore(t, tc.myid, tc.peers, stagger)
+			if got := s.failoverRank(m); got != tc.rank {
+				t.Fatalf("rank = %d, want %d", got, tc.rank)
+			}
+			const odownAt Millis = 5000
+			startAt := odownAt + Millis(tc.rank)*stagger
+			m.flags |= fSDown | fODown
+			m.odownSince = odownAt + timeBase
+			s.now = odownAt + timeBase
+			if tc.rank > 0 {
+				if got := s.NextDeadline(odownAt); got != startAt {
+					t.Errorf("NextDeadline(%d) = %d, want the staggered start %d", odownAt, got, startAt)
+				}
+				s.now = startAt - 1 + timeBase
+				if s.startFailoverIfNeeded(m) {
+					t.Fatalf("failover started at %d, before its turn %d", startAt-1, startAt)
+				}
+			}
+			s.now = startAt + timeBase
+			if !s.startFailoverIfNeeded(m) {
+				t.Fatalf("failover not started at its turn %d", startAt)
+			}
+			if m.m.failoverEpoch != 1 || m.flags&fFailoverInProgress == 0 {
+				t.Errorf("after start: epoch %d, flags %b", m.m.failoverEpoch, m.flags)
+			}
+		})
+	}
+}
+
+// TestFailoverStaggerYieldsToVote checks that a sentinel waiting its turn
+// does not start once it voted for a peer: the vote sets
+// failover_start_time, which blocks a start for 2×failover-timeout.
+func TestFailoverStaggerYieldsToVote(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	s, m := newStaggerCore(t, id('2'), []staggerPeer{{id('1'), false}}, 100)
+	m.flags |= fSDown | fODown
+	m.odownSince = 5000 + timeBase
+	s.now = 5050 + timeBase
+	if s.startFailoverIfNeeded(m) {
+		t.Fatal("started before its turn")
+	}
+	if leader, _ := s.voteLeader(m, 1, id('1')); leader != id('1') {
+		t.Fatalf("voted for %q, want the peer", leader)
+	}
+	for _, now := range []Millis{5100, 5100 + 2*m.m.failoverTimeout - MaxDesync} {
+		s.now = now + timeBase
+		if s.startFailoverIfNeeded(m) {
+			t.Fatalf("started at %d after voting for the peer", now)
+		}
+	}
+}
