@@ -72,9 +72,11 @@ func (r *resolver) track(c net.Conn, gen uint64, addr string) net.Conn {
 // socket now when no command is in flight on it, or when it is blocked
 // reading (PubSub, MONITOR, BLPOP...): those would otherwise keep reading
 // from the old master. An ordinary in-flight command may still read its
-// reply.
-func (c *trackedConn) markStale() {
-	c.stale.Store(true)
+// reply. It reports whether this call made the connection stale (false
+// when it already was), so that a connection retired by two resolutions is
+// counted once.
+func (c *trackedConn) markStale() bool {
+	first := !c.stale.Swap(true)
 	switch {
 	case c.stream.Load() || c.blocked.Load():
 		if c.cut.CompareAndSwap(false, true) {
@@ -84,6 +86,7 @@ func (c *trackedConn) markStale() {
 	case c.reading.Load() == 0 && !c.busy.Load():
 		c.closeSocket()
 	}
+	return first
 }
 
 func (c *trackedConn) closeSocket() {

@@ -2,15 +2,26 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 )
 
+// errSuperseded ends a resolution that a hint superseded; nobody waits for
+// its outcome (runResolution drops it), it only stops the work.
+var errSuperseded = errors.New("client: resolution superseded by a newer hint")
+
 // resolveReplicas asks the sentinels (in order, first answer wins) for the
 // replicas of the master and keeps the usable ones: not s_down, o_down or
 // disconnected. The choice per connection happens in replicaTarget.
-func (r *resolver) resolveReplicas(ctx context.Context) error {
+//
+// c is the resolution running it: once a hint superseded c, its answer may
+// predate what the hint announced, so it changes nothing (the list, the
+// stale connections); the resolution started after the hint does. Without
+// this a superseded resolution that ends last would put back the list the
+// hint made obsolete (e.g. with the replica just promoted).
+func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 	r.mu.Lock()
 	order := append([]string(nil), r.sentinels...)
 	r.mu.Unlock()
@@ -51,23 +62,33 @@ func (r *resolver) resolveReplicas(ctx context.Context) error {
 		}
 		r.answered(s, nil)
 		r.mu.Lock()
+		if c != nil && c.superseded {
+			r.mu.Unlock()
+			return fmt.Errorf("replica resolution: %w", errSuperseded)
+		}
 		r.sentinels.toFront(s)
 		r.replicas = usable
 		r.valid = len(usable) > 0
 		r.verifiedAt = time.Now()
 		var stale []*trackedConn
-		for c := range r.conns {
-			if !keep[c.addr] {
-				stale = append(stale, c)
+		for tc := range r.conns {
+			if !keep[tc.addr] {
+				stale = append(stale, tc)
 			}
 		}
 		r.mu.Unlock()
 		// Connections to a node that is no longer a usable replica
-		// (promoted, down, disconnected) stop taking commands.
-		for _, c := range stale {
-			c.markStale()
+		// (promoted, down, disconnected) stop taking commands. A
+		// connection stays in r.conns until go-redis closes it, so a
+		// later resolution finds it again: only a refresh that retired
+		// a connection for the first time counts as a pool flush.
+		flushed := false
+		for _, tc := range stale {
+			if tc.markStale() {
+				flushed = true
+			}
 		}
-		if len(stale) > 0 {
+		if flushed {
 			r.stats.poolFlushes.Add(1)
 		}
 		if len(usable) == 0 {

@@ -262,7 +262,7 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	if r.want == roleMaster {
 		err = r.resolveMaster(ctx, c)
 	} else {
-		err = r.resolveReplicas(ctx)
+		err = r.resolveReplicas(ctx, c)
 	}
 	r.stats.resolutions.Add(1)
 	r.mu.Lock()
