@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -22,20 +21,12 @@ func TestMain(m *testing.M) {
 }
 
 func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "gosentinel-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin, err = testutil.BuildGosentinel(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	// testutil.StartSentinelCluster runs this binary instead of redis-sentinel.
-	os.Setenv(testutil.SentinelBinEnv, bin)
-	return m.Run()
+	return testutil.RunWithGosentinel("cmd", func(b, _ string) int {
+		bin = b
+		// testutil.StartSentinelCluster runs this binary instead of redis-sentinel.
+		os.Setenv(testutil.SentinelBinEnv, bin)
+		return m.Run()
+	})
 }
 
 func sentinelClient(t *testing.T, addr string) *redis.Client {

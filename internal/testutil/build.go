@@ -80,3 +80,24 @@ func goTool() string {
 	}
 	return "/usr/local/go/bin/go"
 }
+
+// RunWithGosentinel is the body of a TestMain that needs the gosentinel
+// binary: it builds it into a fresh temporary directory, calls run with the
+// binary's path and that directory (run usually ends with m.Run()), and
+// removes the directory afterwards. It returns run's exit code, or 1 after
+// printing the error when the directory or the build fails; prefix names
+// the directory and the error messages.
+func RunWithGosentinel(prefix string, run func(bin, dir string) int) int {
+	dir, err := os.MkdirTemp("", "gosentinel-"+prefix+"-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prefix+":", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin, err := BuildGosentinel(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prefix+":", err)
+		return 1
+	}
+	return run(bin, dir)
+}

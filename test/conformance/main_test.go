@@ -35,24 +35,15 @@ func run(m *testing.M) int {
 		oursBin = b
 		return m.Run()
 	}
-	dir, err := os.MkdirTemp("", "gosentinel-conformance-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	built, err := testutil.BuildGosentinel(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		return 1
-	}
-	// The name matters: tools start it as redis-sentinel, and INFO's
-	// executable field is read from /proc/self/exe, which a symlink would
-	// resolve back to "gosentinel"; so the file itself is renamed.
-	oursBin = filepath.Join(dir, "redis-sentinel")
-	if err := os.Rename(built, oursBin); err != nil {
-		fmt.Fprintln(os.Stderr, "conformance: name gosentinel redis-sentinel:", err)
-		return 1
-	}
-	return m.Run()
+	return testutil.RunWithGosentinel("conformance", func(built, dir string) int {
+		// The name matters: tools start it as redis-sentinel, and INFO's
+		// executable field is read from /proc/self/exe, which a symlink would
+		// resolve back to "gosentinel"; so the file itself is renamed.
+		oursBin = filepath.Join(dir, "redis-sentinel")
+		if err := os.Rename(built, oursBin); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance: name gosentinel redis-sentinel:", err)
+			return 1
+		}
+		return m.Run()
+	})
 }

@@ -25,17 +25,10 @@ func TestMain(m *testing.M) {
 }
 
 func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "gosentinel-interop-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if gosentinelBin, err = testutil.BuildGosentinel(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	return testutil.RunWithGosentinel("interop", func(bin, _ string) int {
+		gosentinelBin = bin
+		return m.Run()
+	})
 }
 
 const master = "mym"

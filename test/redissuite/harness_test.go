@@ -60,17 +60,10 @@ func buildAndRun(m *testing.M) int {
 		sentinelBin = b
 		return m.Run()
 	}
-	dir, err := os.MkdirTemp("", "gosentinel-redissuite-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if sentinelBin, err = testutil.BuildGosentinel(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	return testutil.RunWithGosentinel("redissuite", func(bin, _ string) int {
+		sentinelBin = bin
+		return m.Run()
+	})
 }
 
 // Counts and timers of the Tcl harness (run.tcl, init-tests.tcl).
