@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -62,7 +63,7 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 			r.mu.Unlock()
 		case a == nil:
 			notFound = true
-			attempts = append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("master %q unknown", r.opt.MasterName)})
+			attempts = append(attempts, &SentinelError{Addr: s, Err: errMasterUnknownHere})
 			r.answered(s, nil)
 		default:
 			r.mu.Lock()
@@ -124,11 +125,36 @@ func answerEpoch(answers []*masterAnswer, addr string) int64 {
 
 // noAnswerErr builds the DiscoveryError for a resolution with no answer.
 func (r *resolver) noAnswerErr(attempts []error, notFound bool) error {
-	kind := ErrNoSentinelReachable
+	return &DiscoveryError{Kind: noAnswerKind(attempts, notFound), Master: r.opt.MasterName, Attempts: attempts}
+}
+
+// noAnswerKind is the Kind of a resolution in which no sentinel named a
+// master: ErrMasterNotFound when one knew nothing of the name, else
+// ErrAuth when a sentinel refused the credentials (the likely cause, and
+// not fixed by waiting), else ErrNotSentinel when every address that
+// answered is not a sentinel, else ErrNoSentinelReachable.
+func noAnswerKind(attempts []error, notFound bool) error {
 	if notFound {
-		kind = ErrMasterNotFound
+		return ErrMasterNotFound
 	}
-	return &DiscoveryError{Kind: kind, Master: r.opt.MasterName, Attempts: attempts}
+	auth, notSentinel, other := 0, 0, 0
+	for _, a := range attempts {
+		switch {
+		case errors.Is(a, ErrAuth):
+			auth++
+		case errors.Is(a, ErrNotSentinel):
+			notSentinel++
+		default:
+			other++
+		}
+	}
+	switch {
+	case auth > 0:
+		return ErrAuth
+	case notSentinel > 0 && other == 0:
+		return ErrNotSentinel
+	}
+	return ErrNoSentinelReachable
 }
 
 // candidates orders the distinct advertised addresses by the highest config

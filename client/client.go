@@ -1,9 +1,6 @@
 package client
 
 import (
-	"runtime"
-	"weak"
-
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -57,15 +54,14 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 		PoolTimeout:     o.PoolTimeout,
 		ConnMaxIdleTime: o.ConnMaxIdleTime,
 		ConnMaxLifetime: o.ConnMaxLifetime,
+		// Carries the resolver to StatsOf through Options(), which every
+		// derived client (WithTimeout) shares; passes through to the
+		// user's Limiter.
+		Limiter: &limiter{r: r, user: o.Limiter},
 		MaintNotificationsConfig: &maintnotifications.Config{
 			Mode: maintnotifications.ModeDisabled,
 		},
 	})
 	rdb.AddHook(hook{r})
-	r.rdb = weak.Make(rdb)
-	r.key = r.rdb
-	registry.Store(r.key, r)
-	// A client dropped without Close still releases its goroutine.
-	runtime.AddCleanup(rdb, func(r *resolver) { r.shutdown() }, r)
 	return rdb
 }

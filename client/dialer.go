@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"strings"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -79,6 +80,7 @@ func (r *resolver) sleepUntilHint(ctx context.Context, d time.Duration) error {
 // resolution (the verified address then failed) sleeps a jittered backoff,
 // cut short by the end of any resolution or a hint.
 func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	defer r.beginDial()()
 	var lastErr error
 	for attempt := 0; ; attempt++ {
 		if r.closed() {
@@ -153,7 +155,9 @@ func (r *resolver) target(ctx context.Context) (addr string, gen uint64, fresh b
 // command that needed the connection was never sent.
 type dialError struct{ err error }
 
-func (e *dialError) Error() string { return "client: new connection: " + e.err.Error() }
+func (e *dialError) Error() string {
+	return "client: new connection: " + strings.TrimPrefix(e.err.Error(), "client: ")
+}
 func (e *dialError) Unwrap() error { return e.err }
 
 // permanent reports discovery failures that waiting will not fix within one
@@ -161,7 +165,7 @@ func (e *dialError) Unwrap() error { return e.err }
 // returned at once instead of being retried until DialTimeout.
 func permanent(err error) bool {
 	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
-		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth)
+		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth) || errors.Is(err, ErrNotSentinel)
 }
 
 // isTimeout reports deadline and I/O timeout errors.

@@ -76,10 +76,14 @@ func (e *DiscoveryError) Error() string {
 		} else {
 			b.WriteString("; ")
 		}
-		b.WriteString(a.Error())
+		b.WriteString(strings.ReplaceAll(a.Error(), "client: ", ""))
 	}
 	return b.String()
 }
+
+// errMasterUnknownHere is the attempt recorded for a sentinel that does not
+// know the master name (the name is in the DiscoveryError).
+var errMasterUnknownHere = errors.New("master name unknown")
 
 // Unwrap exposes Kind and every attempt to errors.Is / errors.As.
 func (e *DiscoveryError) Unwrap() []error {

@@ -11,10 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// probeKey marks the internal "is the client closed?" probe, which every
-// hook of this package passes straight through.
-type probeKey struct{}
-
 // errClass says how a failed command may be handled.
 type errClass int
 
@@ -84,9 +80,6 @@ func (h hook) DialHook(next redis.DialHook) redis.DialHook { return next }
 // ProcessHook retries a single command when that is safe.
 func (h hook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if ctx.Value(probeKey{}) != nil {
-			return next(ctx, cmd)
-		}
 		for attempt := 0; ; attempt++ {
 			gen := h.r.generation()
 			err := next(ctx, cmd)
@@ -112,9 +105,6 @@ func (h hook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // its commands may have run.
 func (h hook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if ctx.Value(probeKey{}) != nil {
-			return next(ctx, cmds)
-		}
 		for attempt := 0; ; attempt++ {
 			gen := h.r.generation()
 			err := next(ctx, cmds)

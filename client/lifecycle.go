@@ -6,55 +6,171 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-// checkInterval is how often the background goroutine checks, while idle,
-// whether the *redis.Client was closed (a connection close wakes it at once;
-// this bounds the delay when the pool held no connection at Close time).
-const checkInterval = time.Second
+// idleGrace is how long the client may hold no data connection (none open,
+// none being dialled) before its background work stops: subscriptions,
+// verification, reconciliation and the sentinel connections. With no data
+// connection nothing can be sent to a wrong node, and the next connection
+// resolves the master afresh, which starts the background work again.
+//
+// This is how Close is noticed without a close hook (go-redis v9 has no
+// public one) and without sending anything: Close closes every pooled
+// connection, the last one starts this grace, and the goroutines are gone
+// idleGrace later. It also means that nothing ties the client's machinery
+// to the *redis.Client pointer that NewFailoverClient returned: every value
+// derived from it (WithTimeout, Conn, pipelines, PubSub) shares the pool,
+// and the machinery lives as long as the pool has connections.
+const idleGrace = 100 * time.Millisecond
 
-// startBackground starts, once and at the first successful dial, the
-// lifecycle goroutine (reconciliation, closed-client detection) and the
-// pub/sub subscribers.
-func (r *resolver) startBackground() {
-	r.bgOnce.Do(func() {
-		r.wg.Add(1)
-		go r.run()
-		if !r.opt.DisablePubSub {
-			// One subscriber per wanted subscription, each on its own
-			// sentinel (seeds or learnt ones); a subscriber without a
-			// free sentinel waits for the list to grow.
-			for i := 0; i < r.opt.PubSubSentinels; i++ {
-				r.wg.Add(1)
-				go r.subscriber()
-			}
-		}
-	})
+// activation is the lifetime of one period of background work: from the
+// first dial after an idle period to idleGrace after the last data
+// connection closed.
+type activation struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool // goroutines started (first successful dial)
 }
 
-// run is the lifecycle loop: it re-resolves every ReconcileInterval and
-// shuts the resolver down once the *redis.Client is closed.
-func (r *resolver) run() {
+// beginDial registers a dial in progress (it keeps the background work
+// alive) and returns the function that ends it.
+func (r *resolver) beginDial() func() {
+	r.mu.Lock()
+	r.dialing++
+	r.activateLocked()
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.dialing--
+		r.maybeIdleLocked()
+		r.mu.Unlock()
+	}
+}
+
+// activateLocked makes sure an activation exists and cancels a pending
+// idle stop. The caller holds r.mu.
+func (r *resolver) activateLocked() {
+	if r.idleTimer != nil {
+		r.idleTimer.Stop()
+		r.idleTimer = nil
+	}
+	if r.act == nil && r.ctx.Err() == nil {
+		ctx, cancel := context.WithCancel(r.ctx)
+		r.act = &activation{ctx: ctx, cancel: cancel}
+	}
+}
+
+// actCtx returns the context of the current activation (the resolver's
+// own context when there is none, e.g. in unit tests). The caller holds
+// r.mu.
+func (r *resolver) actCtxLocked() context.Context {
+	if r.act != nil {
+		return r.act.ctx
+	}
+	return r.ctx
+}
+
+// maybeIdleLocked arms the idle stop when no data connection is open or
+// being dialled. The caller holds r.mu.
+func (r *resolver) maybeIdleLocked() {
+	if r.act == nil || len(r.conns) > 0 || r.dialing > 0 || r.idleTimer != nil {
+		return
+	}
+	act := r.act
+	r.idleTimer = time.AfterFunc(idleGrace, func() { r.deactivate(act) })
+}
+
+// deactivate stops the background work of act if the client is still idle.
+func (r *resolver) deactivate(act *activation) {
+	r.mu.Lock()
+	if r.act != act || len(r.conns) > 0 || r.dialing > 0 {
+		r.mu.Unlock()
+		return
+	}
+	r.idleTimer = nil
+	r.act = nil
+	act.cancel()
+	// Nothing watches the master any more: the next connection asks.
+	r.valid = false
+	subs := r.subConns
+	r.subConns = map[net.Conn]struct{}{}
+	if c := r.inflight; c != nil && c.pending != nil {
+		// Nobody waits for a paced resolution any more.
+		c.pending.Stop()
+		c.pending = nil
+		c.cancel = func() {}
+		c.err = errIdle
+		r.inflight = nil
+		close(c.done)
+	}
+	r.mu.Unlock()
+	for c := range subs {
+		c.Close()
+	}
+	r.spool.closeAll()
+}
+
+// errIdle ends a paced resolution that nobody waits for when the client
+// went idle.
+var errIdle = errors.New("client: idle, resolution not needed")
+
+// startBackground starts, at the first successful dial of an activation,
+// the lifecycle goroutine (reconciliation, verification) and the pub/sub
+// subscribers.
+func (r *resolver) startBackground() {
+	r.mu.Lock()
+	act := r.act
+	if act == nil || act.started || act.ctx.Err() != nil {
+		r.mu.Unlock()
+		return
+	}
+	act.started = true
+	r.wg.Add(1)
+	go r.run(act.ctx)
+	if !r.opt.DisablePubSub {
+		// One subscriber per wanted subscription, each on its own
+		// sentinel (seeds or learnt ones); a subscriber without a free
+		// sentinel waits for the list to grow. The first one is the
+		// "primary": it proves the event path live (see verify.go).
+		for i := 0; i < r.opt.PubSubSentinels; i++ {
+			r.wg.Add(1)
+			go r.subscriber(act.ctx, i == 0)
+		}
+	}
+	r.mu.Unlock()
+}
+
+// run is the lifecycle loop of one activation: it verifies the master
+// every VerifyInterval while the event path is not proven live, and
+// re-resolves every ReconcileInterval.
+func (r *resolver) run(ctx context.Context) {
 	defer r.wg.Done()
 	nextReconcile := r.nextReconcile()
-	for !r.closed() {
-		if r.clientGone() {
-			r.shutdown()
-			return
+	nextVerify := r.nextVerify()
+	for ctx.Err() == nil {
+		wakeAt := time.Now().Add(sentinelIdleTimeout)
+		for _, t := range []time.Time{nextReconcile, nextVerify} {
+			if !t.IsZero() && t.Before(wakeAt) {
+				wakeAt = t
+			}
 		}
-		wakeAt := time.Now().Add(checkInterval)
-		if !nextReconcile.IsZero() && nextReconcile.Before(wakeAt) {
-			wakeAt = nextReconcile
-		}
-		r.idle(wakeAt)
-		if !nextReconcile.IsZero() && !time.Now().Before(nextReconcile) {
+		poked := r.idle(ctx, wakeAt)
+		now := time.Now()
+		r.spool.reap(now)
+		if !nextReconcile.IsZero() && !now.Before(nextReconcile) {
 			if r.hasAddr() || r.want == roleSlave {
 				r.stats.reconciles.Add(1)
-				_ = r.resolveShared(r.ctx)
+				_ = r.resolveShared(ctx)
 			}
 			nextReconcile = r.nextReconcile()
+			nextVerify = r.nextVerify()
+			continue
+		}
+		if !nextVerify.IsZero() && (poked || !now.Before(nextVerify)) {
+			if !r.eventPathLive(now) {
+				r.verify(ctx)
+			}
+			nextVerify = r.nextVerify()
 		}
 	}
 }
@@ -76,49 +192,50 @@ func (r *resolver) hasAddr() bool {
 	return r.addr != ""
 }
 
-// idle waits until t, a poke (a connection was closed) or shutdown.
-func (r *resolver) idle(t time.Time) {
+// idle waits until t, a poke (a subscription died) or the end of ctx; it
+// reports whether it was poked.
+func (r *resolver) idle(ctx context.Context, t time.Time) bool {
 	tm := time.NewTimer(time.Until(t))
 	defer tm.Stop()
 	select {
 	case <-tm.C:
 	case <-r.poke:
-	case <-r.ctx.Done():
+		return true
+	case <-ctx.Done():
 	}
+	return false
 }
 
-// connClosed is called when go-redis closes one of our connections; it
-// wakes the lifecycle goroutine so it can check whether the whole client
-// was closed.
-func (r *resolver) connClosed(c *trackedConn) {
-	r.mu.Lock()
-	delete(r.conns, c)
-	r.mu.Unlock()
+// pokeRun wakes the lifecycle loop (a subscription was lost: verify now).
+func (r *resolver) pokeRun() {
 	select {
 	case r.poke <- struct{}{}:
 	default:
 	}
 }
 
-// clientGone reports whether the *redis.Client was closed (or collected):
-// a command with an already-cancelled context fails with redis.ErrClosed on
-// a closed client before any I/O, and with the context error otherwise.
-func (r *resolver) clientGone() bool {
-	rdb := r.rdb.Value()
-	if rdb == nil {
-		return true
-	}
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), probeKey{}, true))
-	cancel()
-	return errors.Is(rdb.Ping(ctx).Err(), redis.ErrClosed)
+// connClosed is called when go-redis closes one of our connections; the
+// last one arms the idle stop.
+func (r *resolver) connClosed(c *trackedConn) {
+	r.mu.Lock()
+	delete(r.conns, c)
+	r.maybeIdleLocked()
+	r.mu.Unlock()
 }
 
-// shutdown releases every goroutine and sentinel connection of the client.
-// It does not wait: goroutines observe the cancelled context at once.
+// shutdown releases every goroutine and sentinel connection of the
+// resolver for good (unit tests; the client itself stops through the idle
+// grace). It does not wait: goroutines observe the cancelled context at
+// once.
 func (r *resolver) shutdown() {
 	r.once.Do(func() {
 		r.cancel()
 		r.mu.Lock()
+		if r.idleTimer != nil {
+			r.idleTimer.Stop()
+			r.idleTimer = nil
+		}
+		r.act = nil
 		subs := r.subConns
 		r.subConns = map[net.Conn]struct{}{}
 		if c := r.inflight; c != nil && c.pending != nil {
@@ -131,6 +248,6 @@ func (r *resolver) shutdown() {
 		for c := range subs {
 			c.Close()
 		}
-		registry.Delete(r.key)
+		r.spool.closeAll()
 	})
 }

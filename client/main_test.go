@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/redis/go-redis/v9"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -10,4 +11,9 @@ import (
 // helper's) outlives the tests.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
+}
+
+// resolverOf returns the resolver of a client of this package.
+func resolverOf(rdb *redis.Client) *resolver {
+	return rdb.Options().Limiter.(*limiter).r
 }

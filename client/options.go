@@ -29,6 +29,7 @@ const (
 	DefaultMinRoleBackoff     = 25 * time.Millisecond
 	DefaultMaxRoleBackoff     = 250 * time.Millisecond
 	DefaultSentinelPruneAfter = time.Minute
+	DefaultVerifyInterval     = time.Second
 )
 
 // DialFunc opens a network connection; it has the signature of
@@ -56,10 +57,16 @@ type FailoverOptions struct {
 	// (default 300 ms, the "few hundred ms" of the guidelines). It is
 	// separate from the data-node DialTimeout/ReadTimeout.
 	SentinelTimeout time.Duration
-	// SentinelTLSConfig enables TLS towards the sentinels (nil: plain TCP).
+	// SentinelTLSConfig enables TLS towards the sentinels (nil: TLSConfig,
+	// as go-redis; see SentinelNoTLS).
 	SentinelTLSConfig *tls.Config
-	// SentinelDialer replaces the TCP dialer used for sentinels.
+	// SentinelDialer replaces the dialer used for sentinels (nil: Dialer,
+	// as go-redis, which uses one dialer for both).
 	SentinelDialer DialFunc
+	// SentinelNoTLS makes the client talk plain TCP to the sentinels when
+	// TLSConfig is set and SentinelTLSConfig is not (by default, as in
+	// go-redis, TLSConfig is used for the sentinels too).
+	SentinelNoTLS bool
 	// SentinelQuorum is how many sentinels must answer a resolution before
 	// the client picks the answer with the highest config epoch (default 2;
 	// 1 means "first responder wins", the classic behaviour). That many
@@ -99,6 +106,15 @@ type FailoverOptions struct {
 	// master as a safety net for lost Pub/Sub messages (default 10 s, with
 	// ±20 % jitter; -1 disables the loop).
 	ReconcileInterval time.Duration
+	// VerifyInterval bounds how long the client may take to notice a
+	// master change when no event arrives (default 1 s; -1 disables).
+	// While the event path is not proven live (no subscription, SUBSCRIBE
+	// refused, or the primary subscription silent: it is sent a PING
+	// after VerifyInterval/4 of silence and is dead without an answer
+	// VerifyInterval/4 later), the client asks one sentinel for the
+	// master address every VerifyInterval/2 over a persistent connection
+	// and re-resolves at once when the answer changed.
+	VerifyInterval time.Duration
 	// ResolveCacheTTL is how long a verified master address is reused for
 	// new connections without asking the sentinels again (default 1 s; -1
 	// asks the sentinels for every new connection). Any connection error,
@@ -150,6 +166,10 @@ type FailoverOptions struct {
 	// on sentinel connections).
 	OnConnect func(ctx context.Context, cn *redis.Conn) error
 
+	// Limiter, when set, is consulted by go-redis before every command (as
+	// go-redis's Options.Limiter).
+	Limiter redis.Limiter
+
 	// OnMasterChange is called (from a client goroutine, never concurrently
 	// with itself) after the client switched to a new verified master. old
 	// is "" the first time a master is resolved.
@@ -177,6 +197,9 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	}
 	if c.ReconcileInterval == 0 {
 		c.ReconcileInterval = DefaultReconcileInterval
+	}
+	if c.VerifyInterval == 0 {
+		c.VerifyInterval = DefaultVerifyInterval
 	}
 	if c.ResolveCacheTTL == 0 {
 		c.ResolveCacheTTL = DefaultResolveCacheTTL

@@ -33,6 +33,7 @@ func (r *resolver) followPromotion(addr string) {
 		return
 	}
 	r.following = addr
+	ctx := r.actCtxLocked()
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
@@ -44,15 +45,15 @@ func (r *resolver) followPromotion(addr string) {
 			}
 			r.mu.Unlock()
 		}()
-		r.pollPromotion(addr)
+		r.pollPromotion(ctx, addr)
 	}()
 }
 
 // pollPromotion asks addr for ROLE every promotionPoll on one connection
 // until it reports master (then switches to it), the client moved there
 // anyway, or PromotionWatch passes.
-func (r *resolver) pollPromotion(addr string) {
-	ctx, cancel := context.WithTimeout(r.ctx, r.opt.PromotionWatch)
+func (r *resolver) pollPromotion(ctx context.Context, addr string) {
+	ctx, cancel := context.WithTimeout(ctx, r.opt.PromotionWatch)
 	defer cancel()
 	var c net.Conn
 	defer func() {

@@ -48,8 +48,7 @@ func TestEarlySwitchOnSelectedSlave(t *testing.T) {
 	}
 	// A resolution now hears the old master (still a master) from the
 	// sentinel: the client must stay on the promoted node.
-	v, _ := registry.Load(r0(rdb))
-	r := v.(*resolver)
+	r := resolverOf(rdb)
 	if err := r.refresh(ctx, r.generation()); err != nil {
 		t.Fatalf("refresh: %v", err)
 	}

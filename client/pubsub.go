@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"net"
 	"strings"
@@ -21,42 +22,53 @@ var hintChannels = []string{chanSwitchMaster, chanPromotedSlave, chanSelectedSla
 
 // subscriber keeps one pub/sub subscription to a sentinel that no other
 // subscriber of this client uses (the first such one in list order, seeds
-// or learnt), re-established with jittered backoff when it fails.
-func (r *resolver) subscriber() {
+// or learnt), re-established with jittered backoff when it fails, until
+// ctx (the activation) ends. The primary subscriber proves the event path
+// live (see verify.go).
+func (r *resolver) subscriber(ctx context.Context, primary bool) {
 	defer r.wg.Done()
 	fails := 0
-	for !r.closed() {
-		rc, addr, err := r.subscribe()
+	for ctx.Err() == nil {
+		rc, addr, err := r.subscribe(ctx)
 		if err != nil {
 			fails++
 			// Also woken when a resolution ends: the list may have grown.
-			if r.sleep(r.ctx, backoff(fails, 100*time.Millisecond, 5*time.Second)) != nil {
+			if r.sleep(ctx, backoff(fails, 100*time.Millisecond, 5*time.Second)) != nil {
 				return
 			}
 			continue
 		}
 		fails = 0
+		if primary {
+			r.setLive(time.Now().Add(2 * r.pingAfter(true)))
+		}
 		if r.hasAddr() || r.want == roleSlave {
 			// Catch up on anything missed while unsubscribed.
 			r.kick()
 		}
-		r.readSub(rc, addr)
+		r.readSub(rc, addr, primary)
 		r.dropSubConn(rc, addr)
 		rc.Close()
-		if r.sleepCtx(backoff(0, 50*time.Millisecond, 100*time.Millisecond)) != nil {
+		if primary {
+			// The event path is down: verify at once, and by polling
+			// until a subscription is back.
+			r.setLive(time.Time{})
+			r.pokeRun()
+		}
+		if sleepCtx(ctx, backoff(0, 50*time.Millisecond, 100*time.Millisecond)) != nil {
 			return
 		}
 	}
 }
 
-// sleepCtx waits d or until shutdown.
-func (r *resolver) sleepCtx(d time.Duration) error {
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return nil
-	case <-r.ctx.Done():
+	case <-ctx.Done():
 		return ErrClientClosed
 	}
 }
@@ -64,7 +76,7 @@ func (r *resolver) sleepCtx(d time.Duration) error {
 // subscribe connects to the first sentinel of the list that has no
 // subscription of this client yet (or the following ones if it fails) and
 // subscribes to the hint channels.
-func (r *resolver) subscribe() (*respConn, string, error) {
+func (r *resolver) subscribe(ctx context.Context) (*respConn, string, error) {
 	r.mu.Lock()
 	var order []string
 	for _, s := range r.sentinels {
@@ -81,7 +93,7 @@ func (r *resolver) subscribe() (*respConn, string, error) {
 		if !r.reserveSub(s) {
 			continue // another subscriber took it meanwhile
 		}
-		rc, err := r.subscribeTo(s)
+		rc, err := r.subscribeTo(ctx, s)
 		if err != nil {
 			r.releaseSub(s)
 			errs = append(errs, err)
@@ -92,33 +104,37 @@ func (r *resolver) subscribe() (*respConn, string, error) {
 	return nil, "", &DiscoveryError{Kind: ErrNoSentinelReachable, Master: r.opt.MasterName, Attempts: errs}
 }
 
-// subscribeTo connects to sentinel s and subscribes to the hint channels.
-func (r *resolver) subscribeTo(s string) (*respConn, error) {
-	if r.closed() {
+// subscribeTo connects to sentinel s and subscribes to the hint channels
+// (after AUTH and CLIENT SETNAME, in the same round trip).
+func (r *resolver) subscribeTo(ctx context.Context, s string) (*respConn, error) {
+	if ctx.Err() != nil {
 		return nil, ErrClientClosed
 	}
-	deadline := deadlineFor(r.ctx, r.opt.SentinelTimeout)
-	c, err := dialWith(r.ctx, r.opt.SentinelDialer, r.opt.SentinelTLSConfig, s, deadline)
+	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
+	c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), s, deadline)
+	r.stats.sentinelDials.Add(1)
 	if err != nil {
 		return nil, &SentinelError{Addr: s, Err: err}
 	}
 	rc := newRespConn(c)
-	cmds := [][]string{append([]string{"SUBSCRIBE"}, hintChannels...)}
-	if auth := authCmd(r.opt.SentinelUsername, r.opt.SentinelPassword); auth != nil {
-		cmds = append([][]string{auth}, cmds...)
+	hs := r.sentinelHandshake()
+	cmds := append(hs, append([]string{"SUBSCRIBE"}, hintChannels...))
+	r.stats.sentinelCommands.Add(uint64(len(cmds)))
+	rs, err := rc.do(deadline, cmds...)
+	if err == nil {
+		err = r.checkHandshake(rs)
+	}
+	if err == nil {
+		if e := rs[len(hs)].err(); e != nil {
+			err = e // refused as a whole (NOPERM: no channel allowed)
+		}
 	}
 	// One confirmation per channel.
-	rs, err := rc.do(deadline, cmds...)
 	for k := 1; k < len(hintChannels) && err == nil; k++ {
 		var extra reply
 		extra, _, err = readReply(rc.br, 0)
-		rs = append(rs, extra)
-	}
-	if err == nil {
-		for _, x := range rs {
-			if e := x.err(); e != nil {
-				err = e
-			}
+		if err == nil {
+			err = extra.err()
 		}
 	}
 	if err == nil {
@@ -128,7 +144,7 @@ func (r *resolver) subscribeTo(s string) (*respConn, error) {
 		c.Close()
 		return nil, &SentinelError{Addr: s, Err: err}
 	}
-	if !r.addSubConn(rc) {
+	if !r.addSubConn(ctx, rc) {
 		c.Close()
 		return nil, ErrClientClosed
 	}
@@ -155,10 +171,10 @@ func (r *resolver) releaseSub(s string) {
 
 // addSubConn records a pub/sub connection so that shutdown can interrupt
 // its blocking read; it reports false after shutdown.
-func (r *resolver) addSubConn(c net.Conn) bool {
+func (r *resolver) addSubConn(ctx context.Context, c net.Conn) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed() {
+	if ctx.Err() != nil {
 		return false
 	}
 	r.subConns[c] = struct{}{}
@@ -173,15 +189,44 @@ func (r *resolver) dropSubConn(c net.Conn, s string) {
 	r.mu.Unlock()
 }
 
-// readSub reads pub/sub messages until the connection fails or is closed.
-func (r *resolver) readSub(rc *respConn, from string) {
+// pingCmd is the health check sent on a silent subscription.
+var pingCmd = appendCommand(nil, "PING")
+
+// readSub reads pub/sub messages until the connection fails, is closed, or
+// stays silent: after pingAfter without a message it sends PING, and a
+// subscription that does not answer within pingAfter more is dead (a
+// connection that stays open but stops delivering). Every reply of the
+// primary subscription proves the event path live for 2 × pingAfter.
+func (r *resolver) readSub(rc *respConn, from string, primary bool) {
+	quiet := r.pingAfter(primary)
+	pinged := false
 	for {
-		m, _, err := readReply(rc.br, 0)
-		if err != nil {
+		if err := rc.SetReadDeadline(time.Now().Add(quiet)); err != nil {
 			return
 		}
-		if m.typ != '*' || len(m.arr) != 3 || m.arr[0].str != "message" {
+		m, _, err := readReply(rc.br, 0)
+		if err != nil {
+			if !isTimeout(err) {
+				return
+			}
+			if pinged {
+				r.stats.pubSubLost.Add(1)
+				return
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(quiet))
+			if _, werr := rc.Write(pingCmd); werr != nil {
+				return
+			}
+			r.stats.sentinelCommands.Add(1)
+			pinged = true
 			continue
+		}
+		pinged = false
+		if primary {
+			r.setLive(time.Now().Add(2 * quiet))
+		}
+		if m.typ != '*' || len(m.arr) != 3 || m.arr[0].str != "message" {
+			continue // a pong, a confirmation
 		}
 		r.onEvent(m.arr[1].str, m.arr[2].str, from)
 	}

@@ -47,7 +47,7 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 			continue
 		case !known:
 			notFound = true
-			attempts = append(attempts, &SentinelError{Addr: s, Err: fmt.Errorf("master %q unknown", r.opt.MasterName)})
+			attempts = append(attempts, &SentinelError{Addr: s, Err: errMasterUnknownHere})
 			continue
 		}
 		var usable []replicaInfo

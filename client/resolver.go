@@ -9,9 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // maxSentinels caps the in-memory sentinel list (seeds + discovered).
@@ -59,10 +56,12 @@ type resolver struct {
 	earlyFrom  string    // address left by an early switch on promotion
 	earlyUntil time.Time // end of that switch's grace period
 
-	bgOnce sync.Once
-	poke   chan struct{}              // a data connection was closed
-	rdb    weak.Pointer[redis.Client] // the client, not kept alive by us
-	key    weak.Pointer[redis.Client] // registry key
+	act       *activation   // current period of background work (nil when idle)
+	dialing   int           // dials in progress
+	idleTimer *time.Timer   // armed when no connection is open or being dialled
+	poke      chan struct{} // wakes the lifecycle loop (a subscription died)
+	spool     sentinelPool  // persistent sentinel query connections
+	liveUntil time.Time     // the primary subscription proved the event path live until then
 }
 
 // call is one in-flight resolution that concurrent callers share.
@@ -249,7 +248,7 @@ func (r *resolver) launchLocked(c *call) {
 		close(c.done)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, r.opt.DialTimeout)
+	ctx, cancel := context.WithTimeout(r.actCtxLocked(), r.opt.DialTimeout)
 	c.cancel = cancel
 	r.wg.Add(1)
 	go r.runResolution(ctx, c)

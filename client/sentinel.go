@@ -82,34 +82,6 @@ func authCmd(user, pass string) []string {
 	}
 }
 
-// sentinelDo dials one sentinel, authenticates and runs cmds in one round
-// trip, all within SentinelTimeout.
-func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string) ([]reply, error) {
-	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
-	c, err := dialWith(ctx, r.opt.SentinelDialer, r.opt.SentinelTLSConfig, addr, deadline)
-	if err != nil {
-		return nil, fmt.Errorf("dial: %w", err)
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	auth := authCmd(r.opt.SentinelUsername, r.opt.SentinelPassword)
-	if auth != nil {
-		cmds = append([][]string{auth}, cmds...)
-	}
-	rs, err := newRespConn(c).do(deadline, cmds...)
-	if err != nil {
-		return nil, err
-	}
-	if auth != nil {
-		if err := rs[0].err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrAuth, err)
-		}
-		rs = rs[1:]
-	}
-	return rs, nil
-}
-
 // queryMaster asks one sentinel for the master address, its config epoch
 // and the other sentinels, in a single pipelined round trip. It returns
 // (nil, nil) when the sentinel does not know the master name.
@@ -121,6 +93,9 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 		[]string{"SENTINEL", "SENTINELS", name})
 	if err != nil {
 		return nil, err
+	}
+	if notSentinelReply(rs[0]) {
+		return nil, fmt.Errorf("%w: %s", ErrNotSentinel, rs[0].str)
 	}
 	if err := rs[0].err(); err != nil {
 		if strings.HasPrefix(rs[0].str, "NOAUTH") {
@@ -171,6 +146,9 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 func (r *resolver) queryReplicas(ctx context.Context, addr string) (reps []replicaInfo, known bool, err error) {
 	name := r.opt.MasterName
 	rs, err := r.sentinelDo(ctx, addr, []string{"SENTINEL", "REPLICAS", name})
+	if err == nil && notSentinelReply(rs[0]) {
+		return nil, false, fmt.Errorf("%w: %s", ErrNotSentinel, rs[0].str)
+	}
 	if err == nil && rs[0].typ == '-' && !strings.Contains(strings.ToLower(rs[0].str), "no such master") {
 		rs, err = r.sentinelDo(ctx, addr, []string{"SENTINEL", "SLAVES", name})
 	}

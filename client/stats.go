@@ -1,10 +1,8 @@
 package client
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -16,7 +14,8 @@ type counters struct {
 	pubSubHints, reconciles, retries              atomic.Uint64
 	sentinelErrors, sentinelsDiscovered, dials    atomic.Uint64
 	earlyPromotions, fences, sentinelsPruned      atomic.Uint64
-	blockedCut                                    atomic.Uint64
+	blockedCut, sentinelDials, sentinelCommands   atomic.Uint64
+	verifications, pubSubLost                     atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
@@ -38,6 +37,10 @@ type Stats struct {
 	Fences              uint64    // hints naming the current master as the old one: its connections were retired before the resolution
 	SentinelsPruned     uint64    // discovered sentinels dropped from the list (silent and no longer listed)
 	BlockedCut          uint64    // connections blocked in a read (Pub/Sub, BLPOP...) closed because the master changed
+	Verifications       uint64    // sentinel queries made because the event path was not proven live (VerifyInterval)
+	PubSubLost          uint64    // subscriptions found dead by their health check (open but silent)
+	SentinelDials       uint64    // connections opened to sentinels (queries and subscriptions)
+	SentinelCommands    uint64    // commands sent to sentinels (queries, handshakes, SUBSCRIBE, health-check PINGs)
 	LastFailover        time.Time // when the last master change was committed (zero if none)
 	CurrentAddr         string    // current verified master address ("" if none yet)
 	Sentinels           []string  // current sentinel list, in the order it is tried
@@ -62,6 +65,10 @@ func (r *resolver) snapshot() Stats {
 		Fences:              r.stats.fences.Load(),
 		SentinelsPruned:     r.stats.sentinelsPruned.Load(),
 		BlockedCut:          r.stats.blockedCut.Load(),
+		Verifications:       r.stats.verifications.Load(),
+		PubSubLost:          r.stats.pubSubLost.Load(),
+		SentinelDials:       r.stats.sentinelDials.Load(),
+		SentinelCommands:    r.stats.sentinelCommands.Load(),
 	}
 	if ns := r.stats.lastFailover.Load(); ns != 0 {
 		s.LastFailover = time.Unix(0, ns)
@@ -74,20 +81,40 @@ func (r *resolver) snapshot() Stats {
 	return s
 }
 
-// registry maps clients built by this package to their resolver, without
-// keeping either alive.
-var registry sync.Map // weak.Pointer[redis.Client] -> *resolver
+// limiter is the go-redis Limiter of our clients: it passes through to
+// the user's Limiter (if any) and lets StatsOf find the resolver from
+// Options(), which a WithTimeout clone copies.
+type limiter struct {
+	r    *resolver
+	user redis.Limiter
+}
+
+// Allow implements redis.Limiter.
+func (l *limiter) Allow() error {
+	if l.user != nil {
+		return l.user.Allow()
+	}
+	return nil
+}
+
+// ReportResult implements redis.Limiter.
+func (l *limiter) ReportResult(err error) {
+	if l.user != nil {
+		l.user.ReportResult(err)
+	}
+}
 
 // StatsOf returns the discovery counters of a client built by
-// NewFailoverClient or NewReplicaClient; ok is false for any other client
-// or after the client was closed.
+// NewFailoverClient or NewReplicaClient, or of any client derived from it
+// (WithTimeout); ok is false for any other client. The counters stay
+// readable after Close.
 func StatsOf(rdb *redis.Client) (s Stats, ok bool) {
 	if rdb == nil {
 		return Stats{}, false
 	}
-	v, ok := registry.Load(weak.Make(rdb))
+	l, ok := rdb.Options().Limiter.(*limiter)
 	if !ok {
 		return Stats{}, false
 	}
-	return v.(*resolver).snapshot(), true
+	return l.r.snapshot(), true
 }

@@ -1,0 +1,123 @@
+package client
+
+import (
+	"context"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"time"
+)
+
+// Verification without events (see docs/client.md, "Following a failover
+// without events"). Pub/Sub only accelerates: while the event path is not
+// proven live, the lifecycle loop asks one sentinel (over a persistent
+// connection) for the master address every VerifyInterval/2, and a change
+// starts a resolution at once. The event path is proven live by the
+// primary subscription answering its health check: it sends PING after
+// VerifyInterval/4 of silence and is dead when nothing arrived
+// VerifyInterval/4 later, which wakes the loop at once. A master change is
+// therefore noticed within VerifyInterval whether events arrive or not.
+
+// pingAfter is how long a subscription may stay silent before it is sent
+// a PING (and then how long it has to answer). The primary subscription
+// is checked at VerifyInterval/4; the others, which only accelerate, at
+// 4 × VerifyInterval (30 s when verification is off).
+func (r *resolver) pingAfter(primary bool) time.Duration {
+	iv := r.opt.VerifyInterval
+	switch {
+	case iv <= 0:
+		return 30 * time.Second
+	case primary:
+		return max(iv/4, time.Millisecond)
+	}
+	return 4 * iv
+}
+
+// setLive records until when the event path is proven live.
+func (r *resolver) setLive(t time.Time) {
+	r.mu.Lock()
+	r.liveUntil = t
+	r.mu.Unlock()
+}
+
+// eventPathLive reports whether the primary subscription answered
+// recently enough for events to be trusted.
+func (r *resolver) eventPathLive(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return now.Before(r.liveUntil)
+}
+
+// nextVerify returns the next verification time (VerifyInterval/2 minus
+// up to 20 % jitter), or zero when verification is disabled.
+func (r *resolver) nextVerify() time.Time {
+	iv := r.opt.VerifyInterval / 2
+	if iv <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(iv - time.Duration(rand.Int64N(int64(iv)/5+1)))
+}
+
+// verify asks the first sentinel that answers for the master address; if
+// it names another address than the current master (or none), it starts
+// a resolution at once, as a hint would. The address still comes from the
+// resolution (quorum, epochs, ROLE), never from this answer, and nothing is
+// fenced on it: a lagging sentinel would otherwise flush the pool.
+func (r *resolver) verify(ctx context.Context) {
+	r.mu.Lock()
+	cur, busy := r.addr, r.inflight != nil
+	order := append([]string(nil), r.sentinels...)
+	r.mu.Unlock()
+	if busy || (cur == "" && r.want == roleMaster) {
+		return // a resolution runs (it verifies), or nothing to verify yet
+	}
+	r.stats.verifications.Add(1)
+	if r.want == roleSlave {
+		_ = r.resolveShared(ctx) // the replica list is the thing to check
+		return
+	}
+	for _, s := range order {
+		addr, err := r.queryAddr(ctx, s)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			r.stats.sentinelErrors.Add(1)
+			r.mu.Lock()
+			r.sentinels.toBack(s)
+			r.mu.Unlock()
+			continue
+		}
+		if addr != cur {
+			r.mu.Lock()
+			r.hintLocked()
+			r.mu.Unlock()
+			r.kick()
+		}
+		return
+	}
+}
+
+// queryAddr asks one sentinel for GET-MASTER-ADDR-BY-NAME only ("" when
+// the sentinel does not know the name).
+func (r *resolver) queryAddr(ctx context.Context, s string) (string, error) {
+	rs, err := r.sentinelDo(ctx, s, []string{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", r.opt.MasterName})
+	if err != nil {
+		return "", err
+	}
+	rp := rs[0]
+	switch {
+	case notSentinelReply(rp):
+		return "", ErrNotSentinel
+	case rp.err() != nil:
+		return "", rp.err()
+	case rp.null || (rp.typ == '*' && len(rp.arr) == 0):
+		return "", nil
+	case rp.typ != '*' || len(rp.arr) != 2:
+		return "", errProtocol
+	}
+	if _, perr := strconv.ParseUint(rp.arr[1].str, 10, 16); perr != nil {
+		return "", errProtocol
+	}
+	return net.JoinHostPort(rp.arr[0].str, rp.arr[1].str), nil
+}
