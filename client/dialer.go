@@ -2,11 +2,11 @@ package client
 
 import (
 	"context"
-	"strings"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"time"
 )
 
