@@ -159,8 +159,7 @@ func (r *resolver) run(ctx context.Context) {
 		r.spool.reap(now)
 		if !nextReconcile.IsZero() && !now.Before(nextReconcile) {
 			if r.hasAddr() || r.want == roleSlave {
-				r.stats.reconciles.Add(1)
-				_ = r.resolveShared(ctx)
+				r.reconcile(ctx)
 			}
 			nextReconcile = r.nextReconcile()
 			nextVerify = r.nextVerify()
@@ -173,6 +172,36 @@ func (r *resolver) run(ctx context.Context) {
 			nextVerify = r.nextVerify()
 		}
 	}
+}
+
+// reconcile re-checks the master with the sentinels (the safety net for
+// lost events). When the best answer confirms the current master nothing
+// else happens: no ROLE probe, so an idle client sends nothing to the data
+// node (its pooled connections were verified when opened). Any other
+// outcome runs a full resolution.
+func (r *resolver) reconcile(ctx context.Context) {
+	r.stats.reconciles.Add(1)
+	r.check(ctx)
+}
+
+// check asks the sentinels and runs a full resolution unless their best
+// answer confirms the current master.
+func (r *resolver) check(ctx context.Context) {
+	r.mu.Lock()
+	cur, busy := r.addr, r.inflight != nil
+	r.mu.Unlock()
+	if r.want == roleMaster && !busy && cur != "" {
+		answers, _, _ := r.ask(ctx)
+		if len(answers) > 0 && r.preferEarly(candidates(answers))[0] == cur {
+			r.mu.Lock()
+			if r.addr == cur {
+				r.epoch = max(r.epoch, answerEpoch(answers, cur))
+			}
+			r.mu.Unlock()
+			return
+		}
+	}
+	_ = r.resolveShared(ctx)
 }
 
 // nextReconcile returns the next reconciliation time (±20 % jitter), or

@@ -43,8 +43,13 @@ func (r *resolver) subscriber(ctx context.Context, primary bool) {
 			r.setLive(time.Now().Add(2 * r.pingAfter(true)))
 		}
 		if r.hasAddr() || r.want == roleSlave {
-			// Catch up on anything missed while unsubscribed.
-			r.kick()
+			// Catch up on anything missed while unsubscribed (without
+			// a ROLE probe when the sentinels confirm the master).
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				r.check(ctx)
+			}()
 		}
 		r.readSub(rc, addr, primary)
 		r.dropSubConn(rc, addr)
