@@ -15,6 +15,10 @@ func newTestClient(t *testing.T, o FailoverOptions) *redis.Client {
 	if o.MasterName == "" {
 		o.MasterName = "mymaster"
 	}
+	// The tests name which sentinel is asked first (a liar, a black
+	// hole...): keep the given order. TestSentinelRotation covers the
+	// default rotation.
+	o.SentinelOrderFixed = true
 	rdb := NewFailoverClient(&o)
 	t.Cleanup(func() { rdb.Close() })
 	return rdb

@@ -187,6 +187,10 @@ func (r *resolver) reconcile(ctx context.Context) {
 // check asks the sentinels and runs a full resolution unless their best
 // answer confirms the current master.
 func (r *resolver) check(ctx context.Context) {
+	if !r.checking.CompareAndSwap(false, true) {
+		return // one check at a time (several subscriptions come up together)
+	}
+	defer r.checking.Store(false)
 	r.mu.Lock()
 	cur, busy := r.addr, r.inflight != nil
 	r.mu.Unlock()

@@ -42,9 +42,15 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 type FailoverOptions struct {
 	// MasterName is the service name the sentinels monitor (required).
 	MasterName string
-	// SentinelAddrs are "host:port" seed sentinels, tried in this order
-	// (required). The in-memory list grows with SENTINEL SENTINELS answers.
+	// SentinelAddrs are "host:port" seed sentinels (required). Each
+	// client rotates this list by a random offset once (a fleet then
+	// spreads over the sentinels; go-redis shuffles it) and then tries it
+	// in order, the first responder moving to the front. The in-memory
+	// list grows with SENTINEL SENTINELS answers.
 	SentinelAddrs []string
+	// SentinelOrderFixed keeps SentinelAddrs in the given order (no
+	// rotation): put the nearest sentinel first.
+	SentinelOrderFixed bool
 	// SentinelUsername / SentinelPassword authenticate to the sentinels
 	// (AUTH), independently of the data-node credentials.
 	SentinelUsername, SentinelPassword string

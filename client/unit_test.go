@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,5 +247,34 @@ func TestNilOptionsDoNotPanic(t *testing.T) {
 	defer rdb.Close()
 	if err := rdb.Ping(context.Background()).Err(); !errors.Is(err, ErrNoSentinelReachable) {
 		t.Fatalf("Ping with nil options = %v, want ErrNoSentinelReachable", err)
+	}
+}
+
+// TestSentinelRotation: each client starts its list at a random seed (a
+// fleet spreads over the sentinels), the cyclic order is kept, and
+// SentinelOrderFixed keeps the given order.
+func TestSentinelRotation(t *testing.T) {
+	t.Parallel()
+	seeds := []string{"a:1", "b:1", "c:1"}
+	firsts := map[string]int{}
+	for i := 0; i < 300; i++ {
+		r := newResolver(FailoverOptions{SentinelAddrs: seeds}, roleMaster)
+		got := []string(r.sentinels)
+		k := slices.Index(seeds, got[0])
+		for j := range seeds {
+			if got[j] != seeds[(k+j)%len(seeds)] {
+				t.Fatalf("rotation broke the cyclic order: %v", got)
+			}
+		}
+		firsts[got[0]]++
+	}
+	for _, s := range seeds {
+		if firsts[s] < 50 {
+			t.Errorf("seed %s first in %d of 300 clients, want about 100 (%v)", s, firsts[s], firsts)
+		}
+	}
+	r := newResolver(FailoverOptions{SentinelAddrs: seeds, SentinelOrderFixed: true}, roleMaster)
+	if !slices.Equal([]string(r.sentinels), seeds) {
+		t.Fatalf("SentinelOrderFixed: %v, want %v", r.sentinels, seeds)
 	}
 }
