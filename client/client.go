@@ -63,5 +63,6 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 		},
 	})
 	rdb.AddHook(hook{r})
+	r.probe = rdb.WithTimeout(o.ReadTimeout)
 	return rdb
 }

@@ -26,6 +26,7 @@ type trackedConn struct {
 	stream  atomic.Bool  // SUBSCRIBE/MONITOR was sent: the connection only reads now
 	blocked atomic.Bool  // a blocking command (BLPOP...) awaits its reply
 	cut     atomic.Bool  // closed by markStale while blocked in a read
+	failed  atomic.Bool  // a read or write failed (EOF, reset, timeout)
 	closeMu sync.Mutex
 	closed  bool
 }
@@ -115,6 +116,7 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 	}
 	n, err := c.Conn.Write(b)
 	if err != nil {
+		c.failed.Store(true)
 		c.r.connFailed(c.gen, err)
 	}
 	return n, err
@@ -128,6 +130,9 @@ func (c *trackedConn) Read(b []byte) (int, error) {
 	c.busy.Store(false)
 	if n > 0 {
 		c.blocked.Store(false) // the blocking command's reply arrived
+	}
+	if err != nil {
+		c.failed.Store(true)
 	}
 	if err != nil && c.cut.Load() {
 		return n, cutError{}

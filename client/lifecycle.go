@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // idleGrace is how long the client may hold no data connection (none open,
@@ -21,7 +23,16 @@ import (
 // to the *redis.Client pointer that NewFailoverClient returned: every value
 // derived from it (WithTimeout, Conn, pipelines, PubSub) shares the pool,
 // and the machinery lives as long as the pool has connections.
-const idleGrace = 100 * time.Millisecond
+//
+// When the last connection went away because it failed (EOF, reset,
+// timeout) or was retired by a master change, the client is in the middle
+// of an outage or a failover, and an application that writes rarely may
+// have no dial in flight for a while: the background work then stays for
+// failGrace, so that its subscriptions keep listening for the switch.
+const (
+	idleGrace = 100 * time.Millisecond
+	failGrace = 10 * time.Second
+)
 
 // activation is the lifetime of one period of background work: from the
 // first dial after an idle period to idleGrace after the last data
@@ -77,13 +88,22 @@ func (r *resolver) maybeIdleLocked() {
 		return
 	}
 	act := r.act
-	r.idleTimer = time.AfterFunc(idleGrace, func() { r.deactivate(act) })
+	r.idleSince = time.Now()
+	r.idleTimer = time.AfterFunc(idleGrace, func() { r.idleFired(act) })
 }
 
-// deactivate stops the background work of act if the client is still idle.
-func (r *resolver) deactivate(act *activation) {
+// idleFired stops the background work of act if the client is still
+// idle: at once when the client was closed or went idle normally, after
+// failGrace when its last connection failed (an outage).
+func (r *resolver) idleFired(act *activation) {
+	closed := r.clientClosed()
 	r.mu.Lock()
 	if r.act != act || len(r.conns) > 0 || r.dialing > 0 {
+		r.mu.Unlock()
+		return
+	}
+	if left := failGrace - time.Since(r.idleSince); !closed && r.lastCloseFailed && left > 0 {
+		r.idleTimer = time.AfterFunc(left, func() { r.idleFired(act) })
 		r.mu.Unlock()
 		return
 	}
@@ -108,6 +128,32 @@ func (r *resolver) deactivate(act *activation) {
 		c.Close()
 	}
 	r.spool.closeAll()
+	if closed {
+		r.shutdown()
+	}
+}
+
+// clientClosed reports whether the client (any value sharing its pool)
+// was closed, without sending anything: go-redis's autopipeliner getter
+// of a private WithTimeout clone returns redis.ErrClosed once the shared
+// pools started closing, and the instance it builds otherwise (one idle
+// goroutine, no connection) reports IsClosed from then on. No command, no
+// hook.
+func (r *resolver) clientClosed() bool {
+	r.probeMu.Lock()
+	defer r.probeMu.Unlock()
+	if r.probe == nil {
+		return false
+	}
+	if r.ap != nil {
+		return r.ap.IsClosed()
+	}
+	ap, err := r.probe.AutoPipelineWithOptions(&redis.AutoPipelineOptions{MaxBatchSize: 1, MaxConcurrentBatches: 1})
+	if errors.Is(err, redis.ErrClosed) {
+		return true
+	}
+	r.ap = ap
+	return false
 }
 
 // errIdle ends a paced resolution that nobody waits for when the client
@@ -252,6 +298,7 @@ func (r *resolver) pokeRun() {
 func (r *resolver) connClosed(c *trackedConn) {
 	r.mu.Lock()
 	delete(r.conns, c)
+	r.lastCloseFailed = c.failed.Load() || c.stale.Load()
 	r.maybeIdleLocked()
 	r.mu.Unlock()
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // maxSentinels caps the in-memory sentinel list (seeds + discovered).
@@ -63,6 +65,14 @@ type resolver struct {
 	spool     sentinelPool  // persistent sentinel query connections
 	liveUntil time.Time     // the primary subscription proved the event path live until then
 	checking  atomic.Bool   // a check (reconcile, catch-up) is running
+	// lastCloseFailed: the last data connection closed had failed or
+	// was retired (the idle stop then waits failGrace).
+	lastCloseFailed bool
+	idleSince       time.Time // when the idle stop was armed
+
+	probeMu sync.Mutex
+	probe   *redis.Client        // private WithTimeout clone, for clientClosed
+	ap      *redis.AutoPipeliner // built by clientClosed on an open client
 }
 
 // call is one in-flight resolution that concurrent callers share.
@@ -444,8 +454,9 @@ func (r *resolver) failGap() time.Duration {
 			// The event path is proven live: the failover's
 			// +promoted-slave / +switch-master starts the next
 			// resolution at once, so polling fast would only load the
-			// sentinels (1000 clients × 2 queries per 25 ms).
-			return r.opt.MaxRoleBackoff
+			// sentinels (1000 clients × 2 queries per 25 ms); poll at
+			// the verification pace.
+			return max(r.opt.MaxRoleBackoff, r.opt.VerifyInterval/2)
 		}
 		return r.opt.MinRoleBackoff
 	}

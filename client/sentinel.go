@@ -82,15 +82,41 @@ func authCmd(user, pass string) []string {
 	}
 }
 
+// peerRefresh is how often one sentinel is asked SENTINEL SENTINELS (the
+// list refresh) along with the master query.
+const peerRefresh = 10 * time.Second
+
+// wantPeers reports whether the next query to sentinel s should refresh
+// the sentinel list, and records that it will.
+func (r *resolver) wantPeers(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.meta[s]
+	if m == nil {
+		m = &sentinelMeta{}
+		r.meta[s] = m
+	}
+	now := time.Now()
+	if !m.peersAsked.IsZero() && now.Sub(m.peersAsked) < peerRefresh {
+		return false
+	}
+	m.peersAsked = now
+	return true
+}
+
 // queryMaster asks one sentinel for the master address, its config epoch
 // and the other sentinels, in a single pipelined round trip. It returns
 // (nil, nil) when the sentinel does not know the master name.
 func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer, error) {
 	name := r.opt.MasterName
-	rs, err := r.sentinelDo(ctx, addr,
-		[]string{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name},
-		[]string{"SENTINEL", "MASTER", name},
-		[]string{"SENTINEL", "SENTINELS", name})
+	cmds := [][]string{
+		{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name},
+		{"SENTINEL", "MASTER", name},
+	}
+	if r.wantPeers(addr) {
+		cmds = append(cmds, []string{"SENTINEL", "SENTINELS", name})
+	}
+	rs, err := r.sentinelDo(ctx, addr, cmds...)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +155,7 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 			a.promoting = true
 		}
 	}
-	if rs[2].typ == '*' {
+	if len(rs) > 2 && rs[2].typ == '*' {
 		for _, s := range rs[2].arr {
 			m := s.fieldMap()
 			if m["ip"] != "" && m["port"] != "" {

@@ -54,6 +54,8 @@ func (l *sentinelList) add(addrs []string) int {
 type sentinelMeta struct {
 	seed bool      // given in SentinelAddrs: never pruned
 	seen time.Time // last time it answered, or was listed by a sentinel that answered
+	// peersAsked is when it was last asked SENTINEL SENTINELS.
+	peersAsked time.Time
 }
 
 // answered records that sentinel s answered a query and listed the

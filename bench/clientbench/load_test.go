@@ -1,0 +1,260 @@
+package clientbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/client"
+	"github.com/gosentinel/gosentinel/internal/testutil"
+	"github.com/redis/go-redis/v9"
+)
+
+// sentinelCounters sums total_connections_received and
+// total_commands_processed (INFO stats) over the sentinels: what the
+// sentinels accepted, whoever sent it (the sentinels' own links included;
+// the "no client" contender measures that baseline).
+func sentinelCounters(t *testing.T, sentinels []string) (conns, cmds int64) {
+	t.Helper()
+	for _, s := range sentinels {
+		info, err := testutil.Info(s, "stats")
+		if err != nil {
+			t.Fatalf("INFO stats on %s: %v", s, err)
+		}
+		for _, l := range strings.Split(info, "\n") {
+			k, v, ok := strings.Cut(strings.TrimSpace(l), ":")
+			if !ok {
+				continue
+			}
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "total_connections_received":
+				conns += n
+			case "total_commands_processed":
+				cmds += n
+			}
+		}
+	}
+	return conns, cmds
+}
+
+// counts is a snapshot of sentinelCounters.
+type counts struct{ conns, cmds, n int64 }
+
+func snap(t *testing.T, sentinels []string) counts {
+	c, m := sentinelCounters(t, sentinels)
+	return counts{c, m, int64(len(sentinels))}
+}
+
+// since returns what the sentinels accepted between a and b, without the
+// two INFO calls themselves (a's command, b's connection: one each per
+// sentinel).
+func (b counts) since(a counts) (conns, cmds int64) {
+	return b.conns - a.conns - a.n, b.cmds - a.cmds - a.n
+}
+
+// loadContender builds n clients for the cluster (nil for the baseline).
+type loadContender struct {
+	name string
+	make func(c *testutil.SentinelCluster) *redis.Client
+}
+
+var loadContenders = []loadContender{
+	{"no client (sentinels' own traffic)", nil},
+	{"gosentinel client (default)", func(c *testutil.SentinelCluster) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+	}},
+	{"gosentinel client, no pub/sub", func(c *testutil.SentinelCluster) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), DisablePubSub: true})
+	}},
+	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster) *redis.Client {
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+	}},
+}
+
+// loadRun is what one contender cost the sentinels in one round.
+type loadRun struct {
+	window       time.Duration // kill → every client wrote again (or the timeout)
+	conns, cmds  int64         // accepted by the sentinels in the window
+	setupConns   int64         // accepted while the clients started (first write each)
+	idleConns    int64         // accepted in the idle second before the kill
+	idleCmds     int64         // commands in that second
+	recovered    int           // clients that wrote again after the kill
+	ownDials     uint64        // our clients only: Stats.SentinelDials in the window
+	ownCommands  uint64        // our clients only: Stats.SentinelCommands in the window
+	slowestWrite time.Duration // kill → last client's first acknowledged write
+}
+
+// runLoad starts a fresh cluster, n clients of contender k (each writes
+// every period), SIGKILLs the master and counts what the sentinels
+// accepted until every client wrote again.
+func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun {
+	c := testutil.StartSentinelCluster(t, "mymaster", 2, 3, 2, 1000, 3000)
+	sentinels := c.SentinelAddrs()
+	var run loadRun
+	s0 := snap(t, sentinels)
+	var rdbs []*redis.Client
+	if k.make != nil {
+		for i := 0; i < n; i++ {
+			rdbs = append(rdbs, k.make(c))
+		}
+	}
+	defer func() {
+		for _, r := range rdbs {
+			r.Close()
+		}
+	}()
+	var killAt atomic.Int64
+	firstAfter := make([]atomic.Int64, len(rdbs))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	ready := make(chan struct{}, len(rdbs))
+	for i, r := range rdbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := time.NewTicker(period)
+			defer tk.Stop()
+			first := true
+			for j := 0; ; j++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := r.Set(ctx, "load:"+strconv.Itoa(i), j, 0).Err()
+				cancel()
+				if err == nil {
+					if first {
+						first = false
+						ready <- struct{}{}
+					}
+					if ka := killAt.Load(); ka != 0 && firstAfter[i].Load() == 0 {
+						firstAfter[i].Store(time.Now().UnixNano())
+					}
+				}
+				select {
+				case <-stop:
+					return
+				case <-tk.C:
+				}
+			}
+		}()
+	}
+	for range rdbs {
+		select {
+		case <-ready:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: clients did not all write within 60 s", k.name)
+		}
+	}
+	s1 := snap(t, sentinels)
+	run.setupConns, _ = s1.since(s0)
+	// One idle second (writes go on) before the kill.
+	idle := time.NewTimer(time.Second)
+	<-idle.C
+	s2 := snap(t, sentinels)
+	run.idleConns, run.idleCmds = s2.since(s1)
+	own0 := ownStats(rdbs)
+	kill := time.Now()
+	killAt.Store(kill.UnixNano())
+	c.Top.Master.Kill()
+	deadline := time.Now().Add(30 * time.Second)
+	if k.make == nil {
+		// Baseline: the length of a typical window (the failover).
+		testutil.WaitFor(t, 30*time.Second, "failover", func() bool {
+			a, err := testutil.MasterAddr(sentinels[0], c.Name)
+			return err == nil && a != c.Top.Master.Addr()
+		})
+	}
+	for k.make != nil && time.Now().Before(deadline) {
+		all := true
+		for i := range firstAfter {
+			if firstAfter[i].Load() == 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // polling the writers' progress
+	}
+	run.window = time.Since(kill)
+	run.conns, run.cmds = snap(t, sentinels).since(s2)
+	own1 := ownStats(rdbs)
+	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds
+	for i := range firstAfter {
+		if at := firstAfter[i].Load(); at != 0 {
+			run.recovered++
+			run.slowestWrite = max(run.slowestWrite, time.Duration(at-kill.UnixNano()))
+		}
+	}
+	close(stop)
+	wg.Wait()
+	return run
+}
+
+type ownCounts struct{ dials, cmds uint64 }
+
+func ownStats(rdbs []*redis.Client) ownCounts {
+	var o ownCounts
+	for _, r := range rdbs {
+		if st, ok := client.StatsOf(r); ok {
+			o.dials += st.SentinelDials
+			o.cmds += st.SentinelCommands
+		}
+	}
+	return o
+}
+
+// TestSentinelLoad measures what the clients cost the sentinels through a
+// SIGKILL failover (3 sentinels, quorum 2, down-after 1000 ms): sentinel
+// connections and commands per second per client for one client writing
+// every ms, and connections/commands for a fleet (GOSENTINEL_BENCH_FLEET,
+// default 1000 clients, one write each per 200 ms) — ours vs go-redis,
+// with the sentinels' own traffic as a baseline. Only with
+// GOSENTINEL_BENCH=1.
+func TestSentinelLoad(t *testing.T) {
+	if os.Getenv("GOSENTINEL_BENCH") != "1" {
+		t.Skip("set GOSENTINEL_BENCH=1 to run the sentinel load measurement")
+	}
+	fleet := 1000
+	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_FLEET")); err == nil && v > 0 {
+		fleet = v
+	}
+	var b strings.Builder
+	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | own dials / cmds (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, size := range []struct {
+		n      int
+		period time.Duration
+	}{{1, time.Millisecond}, {fleet, 200 * time.Millisecond}} {
+		for _, k := range loadContenders {
+			var run loadRun
+			t.Run(fmt.Sprintf("%d/%s", size.n, k.name), func(t *testing.T) { run = runLoad(t, k, size.n, size.period) })
+			n := size.n
+			if k.make == nil {
+				n = 0
+			}
+			per := func(v int64) string {
+				if n == 0 {
+					return fmt.Sprintf("%.1f (total)", float64(v)/run.window.Seconds())
+				}
+				return fmt.Sprintf("%.2f", float64(v)/run.window.Seconds()/float64(n))
+			}
+			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %d / %d |\n",
+				n, k.name, run.window.Round(time.Millisecond), run.recovered, n, run.conns, run.cmds,
+				per(run.conns), per(run.cmds), run.setupConns, run.idleConns, run.idleCmds, run.ownDials, run.ownCommands)
+		}
+	}
+	t.Logf("sentinel load (%s):\n%s", sentinelKind(), b.String())
+}
+
+func sentinelKind() string {
+	if bin := os.Getenv(testutil.SentinelBinEnv); bin != "" {
+		return "gosentinel " + bin
+	}
+	return "redis-sentinel"
+}
