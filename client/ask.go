@@ -26,8 +26,11 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	order := append([]string(nil), r.sentinels...)
 	cur, known := r.addr, r.epoch
 	r.mu.Unlock()
-	qctx, cancel := context.WithCancel(ctx)
-	defer cancel() // abandoned queries close their connection at once
+	// Queries not needed any more (quorum reached, resolution abandoned)
+	// finish in the background, bounded by SentinelTimeout, and give
+	// their connection back to the pool: cutting them would cost a new
+	// connection (and TLS handshake) per abandoned query.
+	qctx := context.WithoutCancel(ctx)
 	results := make(chan queryResult, len(order))
 	next, pending := 0, 0
 	launch := func() {
@@ -47,8 +50,15 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	var answers []*masterAnswer
 	var attempts []error
 	notFound := false
-	for pending > 0 {
-		q := <-results
+	abandoned := false
+	for pending > 0 && !abandoned {
+		var q queryResult
+		select {
+		case q = <-results:
+		case <-ctx.Done():
+			abandoned = true // (hint, shutdown, deadline)
+			continue
+		}
 		pending--
 		s, a := q.sentinel, q.answer
 		switch {

@@ -22,73 +22,98 @@ type pooledConn struct {
 	lastUsed time.Time
 }
 
-// sentinelPool keeps at most one idle query connection per sentinel, so
-// that sentinel queries reuse a connection (one TCP and TLS handshake, one
-// AUTH) instead of dialling each time.
+// sentinelPool keeps one query connection per sentinel, so that sentinel
+// queries reuse a connection (one TCP and TLS handshake, one AUTH) instead
+// of dialling each time. Queries to the same sentinel take turns on it
+// (each bounded by SentinelTimeout) rather than opening a second one: a
+// client never holds more than one query connection per sentinel.
 type sentinelPool struct {
+	mu      sync.Mutex
+	entries map[string]*poolEntry
+}
+
+// poolEntry is the connection to one sentinel; mu is held for a whole
+// exchange.
+type poolEntry struct {
 	mu   sync.Mutex
-	idle map[string]*pooledConn
+	conn *pooledConn
 }
 
-// get takes the idle connection to addr, if any.
-func (p *sentinelPool) get(addr string) *pooledConn {
+// acquire returns the entry of addr, locked for one exchange.
+func (p *sentinelPool) acquire(addr string) *poolEntry {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	c := p.idle[addr]
-	delete(p.idle, addr)
-	return c
-}
-
-// put keeps c as the idle connection to addr (closing it when there is
-// one already).
-func (p *sentinelPool) put(addr string, c *pooledConn) {
-	c.lastUsed = time.Now()
-	p.mu.Lock()
-	if p.idle == nil {
-		p.idle = map[string]*pooledConn{}
+	if p.entries == nil {
+		p.entries = map[string]*poolEntry{}
 	}
-	old := p.idle[addr]
-	if old == nil {
-		p.idle[addr] = c
+	e := p.entries[addr]
+	if e == nil {
+		e = &poolEntry{}
+		p.entries[addr] = e
 	}
 	p.mu.Unlock()
-	if old != nil {
-		c.Close()
-	}
+	e.mu.Lock()
+	return e
 }
 
-// reap closes connections unused for sentinelIdleTimeout.
+// release ends an exchange: c (nil when it failed) stays as the
+// connection for the next one.
+func (e *poolEntry) release(c *pooledConn) {
+	if c != nil {
+		c.lastUsed = time.Now()
+	}
+	e.conn = c
+	e.mu.Unlock()
+}
+
+func (p *sentinelPool) snapshot() []*poolEntry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*poolEntry, 0, len(p.entries))
+	for _, e := range p.entries {
+		out = append(out, e)
+	}
+	return out
+}
+
+// reap closes connections unused for sentinelIdleTimeout (entries in use
+// are skipped).
 func (p *sentinelPool) reap(now time.Time) {
-	p.mu.Lock()
-	var drop []*pooledConn
-	for a, c := range p.idle {
-		if now.Sub(c.lastUsed) > sentinelIdleTimeout {
-			drop = append(drop, c)
-			delete(p.idle, a)
+	for _, e := range p.snapshot() {
+		if !e.mu.TryLock() {
+			continue
 		}
-	}
-	p.mu.Unlock()
-	for _, c := range drop {
-		c.Close()
+		if e.conn != nil && now.Sub(e.conn.lastUsed) > sentinelIdleTimeout {
+			e.conn.Close()
+			e.conn = nil
+		}
+		e.mu.Unlock()
 	}
 }
 
-// closeAll closes every idle connection.
+// closeAll closes every connection (waiting for exchanges in progress,
+// which SentinelTimeout bounds).
 func (p *sentinelPool) closeAll() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, c := range idle {
-		c.Close()
+	for _, e := range p.snapshot() {
+		e.mu.Lock()
+		if e.conn != nil {
+			e.conn.Close()
+			e.conn = nil
+		}
+		e.mu.Unlock()
 	}
 }
 
-// count returns the number of idle connections (tests).
+// count returns the number of open connections (tests).
 func (p *sentinelPool) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.idle)
+	n := 0
+	for _, e := range p.snapshot() {
+		e.mu.Lock()
+		if e.conn != nil {
+			n++
+		}
+		e.mu.Unlock()
+	}
+	return n
 }
 
 // sentinelTLS is the TLS configuration for sentinel connections:
@@ -143,46 +168,48 @@ func (r *resolver) checkHandshake(rs []reply) error {
 // there is none), within SentinelTimeout. A pooled connection that turns
 // out to be closed by the sentinel is replaced once by a fresh one.
 func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string) ([]reply, error) {
+	e := r.spool.acquire(addr)
 	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
 	for try := 0; ; try++ {
-		pc := r.spool.get(addr)
+		pc := e.conn
 		reused := pc != nil
 		send := cmds
 		var hs [][]string
 		if pc == nil {
+			if ctx.Err() != nil {
+				e.release(nil)
+				return nil, ctx.Err()
+			}
 			c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), addr, deadline)
 			r.stats.sentinelDials.Add(1)
 			if err != nil {
+				e.release(nil)
 				return nil, fmt.Errorf("dial: %w", err)
 			}
 			pc = &pooledConn{respConn: newRespConn(c)}
 			hs = r.sentinelHandshake()
 			send = append(append([][]string(nil), hs...), cmds...)
 		}
-		stop := context.AfterFunc(ctx, func() { pc.Close() })
+		// Not cut when ctx ends: the deadline bounds it, and a completed
+		// exchange leaves the connection reusable.
 		rs, err := pc.do(deadline, send...)
 		r.stats.sentinelCommands.Add(uint64(len(send)))
-		if !stop() {
-			pc.Close()
-			if err == nil {
-				err = ctx.Err()
-			}
-			return nil, err
-		}
 		if err != nil {
 			pc.Close()
+			e.conn = nil
 			if reused && try == 0 && ctx.Err() == nil && !isTimeout(err) {
 				continue // closed by the sentinel while idle
 			}
+			e.release(nil)
 			return nil, err
 		}
 		if herr := r.checkHandshake(rs); herr != nil {
 			pc.Close()
+			e.release(nil)
 			return nil, herr
 		}
-		rs = rs[len(hs):]
-		r.spool.put(addr, pc)
-		return rs, nil
+		e.release(pc)
+		return rs[len(hs):], nil
 	}
 }
 
