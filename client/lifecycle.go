@@ -194,7 +194,7 @@ func (r *resolver) run(ctx context.Context) {
 	nextReconcile := r.nextReconcile()
 	nextVerify := r.nextVerify()
 	for ctx.Err() == nil {
-		wakeAt := time.Now().Add(sentinelIdleTimeout)
+		wakeAt := time.Now().Add(sentinelIdleTimeout / 4)
 		for _, t := range []time.Time{nextReconcile, nextVerify} {
 			if !t.IsZero() && t.Before(wakeAt) {
 				wakeAt = t

@@ -264,8 +264,15 @@ func (r *resolver) onEvent(channel, payload, from string) {
 		return
 	}
 	r.stats.pubSubHints.Add(1)
+	warm := r.spool.has(from)
 	r.mu.Lock()
-	r.sentinels.toFront(from)
+	if warm {
+		// Asked first: it has the newest view. Only when a query
+		// connection to it is open, so that a fleet's failover opens no
+		// sentinel connection (the sentinels that are asked catch up
+		// within milliseconds and publish +switch-master themselves).
+		r.sentinels.toFront(from)
+	}
 	r.hintLocked()
 	var stale []*trackedConn
 	fence := old != "" && old == r.addr && r.want == roleMaster && !r.fenced

@@ -11,10 +11,12 @@ import (
 )
 
 // sentinelIdleTimeout is how long an unused sentinel query connection is
-// kept open. Queries in bursts (an outage, polling while the event path is
-// down) reuse one connection per sentinel; an idle client with live
-// subscriptions keeps only those open (one connection per sentinel).
-const sentinelIdleTimeout = 3 * time.Second
+// kept open. Reconciliation (every 10 s by default) keeps the connections
+// to the first SentinelQuorum sentinels warm, so a failover or an outage
+// opens no new sentinel connection (go-redis keeps its sentinel
+// connection too); a client whose reconciliation is off closes them after
+// a minute without queries.
+const sentinelIdleTimeout = time.Minute
 
 // pooledConn is an authenticated sentinel query connection.
 type pooledConn struct {
@@ -101,6 +103,21 @@ func (p *sentinelPool) closeAll() {
 		}
 		e.mu.Unlock()
 	}
+}
+
+// has reports whether a query connection to addr is open or in use.
+func (p *sentinelPool) has(addr string) bool {
+	p.mu.Lock()
+	e := p.entries[addr]
+	p.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	if !e.mu.TryLock() {
+		return true // in use
+	}
+	defer e.mu.Unlock()
+	return e.conn != nil
 }
 
 // count returns the number of open connections (tests).

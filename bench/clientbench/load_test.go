@@ -89,6 +89,7 @@ type loadRun struct {
 	ownDials     uint64        // our clients only: Stats.SentinelDials in the window
 	ownCommands  uint64        // our clients only: Stats.SentinelCommands in the window
 	slowestWrite time.Duration // kill → last client's first acknowledged write
+	lost, verifs uint64        // our clients: subscriptions found dead, verifications (Stats)
 }
 
 // runLoad starts a fresh cluster, n clients of contender k (each writes
@@ -189,6 +190,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	run.conns, run.cmds = snap(t, sentinels).since(s2)
 	own1 := ownStats(rdbs)
 	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds
+	run.lost, run.verifs = own1.lost-own0.lost, own1.verifs-own0.verifs
 	for i := range firstAfter {
 		if at := firstAfter[i].Load(); at != 0 {
 			run.recovered++
@@ -204,7 +206,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 // sentinels after the kill.
 const baselineWindow = 2300 * time.Millisecond
 
-type ownCounts struct{ dials, cmds uint64 }
+type ownCounts struct{ dials, cmds, lost, verifs uint64 }
 
 func ownStats(rdbs []*redis.Client) ownCounts {
 	var o ownCounts
@@ -212,6 +214,8 @@ func ownStats(rdbs []*redis.Client) ownCounts {
 		if st, ok := client.StatsOf(r); ok {
 			o.dials += st.SentinelDials
 			o.cmds += st.SentinelCommands
+			o.lost += st.PubSubLost
+			o.verifs += st.Verifications
 		}
 	}
 	return o
@@ -233,7 +237,7 @@ func TestSentinelLoad(t *testing.T) {
 		fleet = v
 	}
 	var b strings.Builder
-	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | own dials / cmds (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, size := range []struct {
 		n      int
 		period time.Duration
@@ -256,9 +260,9 @@ func TestSentinelLoad(t *testing.T) {
 				net := float64(v) - float64(b)/base.window.Seconds()*run.window.Seconds()
 				return fmt.Sprintf("%.2f", max(net, 0)/run.window.Seconds()/float64(n))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %d / %d |\n",
+			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %d / %d / %d / %d |\n",
 				n, k.name, run.window.Round(time.Millisecond), run.recovered, n, run.conns, run.cmds,
-				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds, run.ownDials, run.ownCommands)
+				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds, run.ownDials, run.ownCommands, run.lost, run.verifs)
 		}
 	}
 	t.Logf("sentinel load (%s):\n%s", sentinelKind(), b.String())
