@@ -86,6 +86,11 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		if r.closed() {
 			return nil, &dialError{ErrClientClosed}
 		}
+		if r.opt.FailFast {
+			if err := r.noMasterKnown(); err != nil {
+				return nil, &dialError{err}
+			}
+		}
 		addr, gen, fresh, err := r.target(ctx)
 		resolved := err == nil
 		if err == nil {
@@ -114,6 +119,9 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		if permanent(err) {
 			return nil, &dialError{err}
 		}
+		if r.opt.FailFast && !resolved {
+			return nil, &dialError{fmt.Errorf("%w: %w", ErrFailoverInProgress, err)}
+		}
 		if fresh || (!resolved && r.lastFailed()) {
 			// The cached address failed: re-resolve at once. Or the
 			// resolution failed: the resolver paces the next one.
@@ -122,6 +130,44 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		if serr := r.sleep(ctx, backoff(attempt, r.opt.MinRoleBackoff, r.opt.MaxRoleBackoff)); serr != nil {
 			return nil, &dialError{fmt.Errorf("%w (while waiting: %v)", lastErr, serr)}
 		}
+	}
+}
+
+// noMasterKnown returns ErrFailoverInProgress (wrapping the last
+// resolution error) while the last resolution failed or a fence retired
+// the current master without a new one verified, and starts a resolution
+// so that the client learns the outcome without a caller waiting for it.
+func (r *resolver) noMasterKnown() error {
+	r.mu.Lock()
+	last, fenced, valid := r.lastErr, r.fenced, r.valid
+	r.mu.Unlock()
+	switch {
+	case fenced:
+		r.ensureResolution()
+		return fmt.Errorf("%w: the sentinels announced a switch away from the current master", ErrFailoverInProgress)
+	case last != nil && !valid && !permanent(last):
+		r.ensureResolution()
+		return fmt.Errorf("%w: %w", ErrFailoverInProgress, last)
+	}
+	return nil
+}
+
+// ensureResolution makes sure a resolution runs or is scheduled (paced
+// as for waiting dialers), without waiting for it.
+func (r *resolver) ensureResolution() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inflight != nil || r.closed() {
+		return
+	}
+	wait := time.Duration(0)
+	if r.lastErr != nil && !r.forced {
+		wait = jitter(r.failGap()) - time.Since(r.lastEnd)
+	}
+	if wait > 0 {
+		r.scheduleLocked(wait)
+	} else {
+		r.startLocked()
 	}
 }
 
@@ -165,7 +211,8 @@ func (e *dialError) Unwrap() error { return e.err }
 // returned at once instead of being retried until DialTimeout.
 func permanent(err error) bool {
 	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
-		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth) || errors.Is(err, ErrNotSentinel)
+		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth) || errors.Is(err, ErrNotSentinel) ||
+		errors.Is(err, ErrFailoverInProgress)
 }
 
 // isTimeout reports deadline and I/O timeout errors.

@@ -113,3 +113,13 @@ var ErrMasterUnreachable = errors.New("client: advertised instance unreachable")
 // ErrAuth is returned when a data node or a sentinel rejects the configured
 // credentials. It is not retried.
 var ErrAuth = errors.New("client: authentication failed")
+
+// ErrFailoverInProgress is returned at once, with FailoverOptions.FailFast,
+// by a command that needs a new connection while no master is known: the
+// last resolution failed (the advertised master is unreachable, has the
+// wrong role, or the sentinels disagree: typically a failover in
+// progress) or an event fenced the current master and no new one is
+// verified yet. It wraps the last resolution error. Without FailFast such
+// a command waits (up to DialTimeout or its context) for a verified
+// master.
+var ErrFailoverInProgress = errors.New("client: no master known (failover in progress)")

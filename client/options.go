@@ -154,6 +154,12 @@ type FailoverOptions struct {
 	// MinRetryBackoff / MaxRetryBackoff bound the full-jitter exponential
 	// backoff between retries (defaults 8 ms / 512 ms).
 	MinRetryBackoff, MaxRetryBackoff time.Duration
+	// FailFast makes a command that needs a new connection fail at once
+	// with ErrFailoverInProgress while no master is known (the default
+	// blocks: the command waits up to DialTimeout, or its context's
+	// deadline, for the sentinels to name a verified master). It is not
+	// retried by the client.
+	FailFast bool
 	// RetryAmbiguousWrites also retries commands whose execution is unknown
 	// (timeout or connection reset after the command was written). Only set
 	// it when every command you send is idempotent.

@@ -198,15 +198,23 @@ func (r *resolver) dropSubConn(c net.Conn, s string) {
 var pingCmd = appendCommand(nil, "PING")
 
 // readSub reads pub/sub messages until the connection fails, is closed, or
-// stays silent: after pingAfter without a message it sends PING, and a
-// subscription that does not answer within pingAfter more is dead (a
-// connection that stays open but stops delivering). Every reply of the
-// primary subscription proves the event path live for 2 × pingAfter.
+// stays silent: after pingAfter without a message it sends PING. The
+// primary subscription proves the event path live for 2 × pingAfter after
+// every reply; when the PING is not answered within pingAfter the path is
+// no longer live (the lifecycle loop is woken and polls), but the
+// connection is only given up after deadAfter without an answer (a
+// connection that stays open but stops delivering), so that a sentinel
+// slowed down by load does not cost a new subscription.
 func (r *resolver) readSub(rc *respConn, from string, primary bool) {
 	quiet := r.pingAfter(primary)
-	pinged := false
+	dead := max(r.opt.VerifyInterval*4, 2*time.Second, 2*quiet)
+	var pingedAt time.Time
 	for {
-		if err := rc.SetReadDeadline(time.Now().Add(quiet)); err != nil {
+		wait := quiet
+		if !pingedAt.IsZero() {
+			wait = min(quiet, time.Until(pingedAt.Add(dead)))
+		}
+		if err := rc.SetReadDeadline(time.Now().Add(max(wait, time.Millisecond))); err != nil {
 			return
 		}
 		m, _, err := readReply(rc.br, 0)
@@ -214,19 +222,25 @@ func (r *resolver) readSub(rc *respConn, from string, primary bool) {
 			if !isTimeout(err) {
 				return
 			}
-			if pinged {
+			switch {
+			case pingedAt.IsZero():
+				_ = rc.SetWriteDeadline(time.Now().Add(quiet))
+				if _, werr := rc.Write(pingCmd); werr != nil {
+					return
+				}
+				r.stats.sentinelCommands.Add(1)
+				pingedAt = time.Now()
+			case time.Since(pingedAt) >= dead:
 				r.stats.pubSubLost.Add(1)
 				return
+			case primary && r.eventPathLive(time.Now()):
+				// Unanswered: not live any more, poll from now on.
+				r.setLive(time.Time{})
+				r.pokeRun()
 			}
-			_ = rc.SetWriteDeadline(time.Now().Add(quiet))
-			if _, werr := rc.Write(pingCmd); werr != nil {
-				return
-			}
-			r.stats.sentinelCommands.Add(1)
-			pinged = true
 			continue
 		}
-		pinged = false
+		pingedAt = time.Time{}
 		if primary {
 			r.setLive(time.Now().Add(2 * quiet))
 		}

@@ -121,7 +121,7 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 		return nil, err
 	}
 	if notSentinelReply(rs[0]) {
-		return nil, fmt.Errorf("%w: %s", ErrNotSentinel, rs[0].str)
+		return nil, notSentinelErr(rs[0])
 	}
 	if err := rs[0].err(); err != nil {
 		if strings.HasPrefix(rs[0].str, "NOAUTH") {
@@ -173,7 +173,7 @@ func (r *resolver) queryReplicas(ctx context.Context, addr string) (reps []repli
 	name := r.opt.MasterName
 	rs, err := r.sentinelDo(ctx, addr, []string{"SENTINEL", "REPLICAS", name})
 	if err == nil && notSentinelReply(rs[0]) {
-		return nil, false, fmt.Errorf("%w: %s", ErrNotSentinel, rs[0].str)
+		return nil, false, notSentinelErr(rs[0])
 	}
 	if err == nil && rs[0].typ == '-' && !strings.Contains(strings.ToLower(rs[0].str), "no such master") {
 		rs, err = r.sentinelDo(ctx, addr, []string{"SENTINEL", "SLAVES", name})

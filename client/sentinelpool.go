@@ -246,3 +246,10 @@ func notSentinelReply(rp reply) bool {
 	s := strings.ToLower(rp.str)
 	return strings.Contains(s, "unknown command") && strings.Contains(s, "sentinel")
 }
+
+// notSentinelErr is ErrNotSentinel with the server's reply, cut before the
+// arguments it echoes (the master name is in the DiscoveryError).
+func notSentinelErr(rp reply) error {
+	msg, _, _ := strings.Cut(rp.str, ",")
+	return fmt.Errorf("%w (%s)", ErrNotSentinel, msg)
+}

@@ -108,7 +108,7 @@ func (r *resolver) queryAddr(ctx context.Context, s string) (string, error) {
 	rp := rs[0]
 	switch {
 	case notSentinelReply(rp):
-		return "", ErrNotSentinel
+		return "", notSentinelErr(rp)
 	case rp.err() != nil:
 		return "", rp.err()
 	case rp.null || (rp.typ == '*' && len(rp.arr) == 0):
