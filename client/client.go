@@ -28,32 +28,71 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 	if opt == nil {
 		opt = &FailoverOptions{}
 	}
+	if opt.ReplicaOnly {
+		want = roleSlave
+	}
 	o := opt.withDefaults()
 	r := newResolver(o, want)
+	rdb := redis.NewClient(dataOptions(&o, r, want))
+	rdb.AddHook(hook{r})
+	r.probe = rdb.WithTimeout(o.ReadTimeout)
+	return rdb
+}
+
+// dataOptions builds the go-redis options of the data connections: our
+// Dialer, go-redis retries off (ours run in the hook), everything else as
+// the user set it.
+func dataOptions(o *FailoverOptions, r *resolver, want string) *redis.Options {
 	label := "sentinel-master:" + o.MasterName
 	if want == roleSlave {
 		label = "sentinel-replica:" + o.MasterName
 	}
-	rdb := redis.NewClient(&redis.Options{
-		Addr:            label, // a label: the Dialer ignores it
-		Dialer:          r.dial,
-		DialerRetries:   1, // the Dialer has its own resolve/backoff loop
-		DialTimeout:     o.DialTimeout,
-		ReadTimeout:     o.ReadTimeout,
-		WriteTimeout:    o.WriteTimeout,
-		MaxRetries:      -1, // retries happen in our hook, idempotency-aware
-		Username:        o.Username,
-		Password:        o.Password,
-		DB:              o.DB,
-		Protocol:        o.Protocol,
-		ClientName:      o.ClientName,
-		OnConnect:       o.OnConnect,
-		PoolSize:        o.PoolSize,
-		MinIdleConns:    o.MinIdleConns,
-		MaxIdleConns:    o.MaxIdleConns,
-		PoolTimeout:     o.PoolTimeout,
-		ConnMaxIdleTime: o.ConnMaxIdleTime,
-		ConnMaxLifetime: o.ConnMaxLifetime,
+	dialerRetries := o.DialerRetries
+	if dialerRetries == 0 {
+		dialerRetries = 1 // the Dialer has its own resolve/backoff loop
+	}
+	return &redis.Options{
+		Addr:                         label, // a label: the Dialer ignores it
+		Dialer:                       r.dial,
+		DialerRetries:                dialerRetries,
+		DialerRetryTimeout:           o.DialerRetryTimeout,
+		DialerRetryBackoff:           o.DialerRetryBackoff,
+		DialTimeout:                  o.DialTimeout,
+		ReadTimeout:                  o.ReadTimeout,
+		WriteTimeout:                 o.WriteTimeout,
+		ContextTimeoutEnabled:        o.ContextTimeoutEnabled,
+		MaxRetries:                   -1, // retries happen in our hook, idempotency-aware
+		Username:                     o.Username,
+		Password:                     o.Password,
+		CredentialsProvider:          o.CredentialsProvider,
+		CredentialsProviderContext:   o.CredentialsProviderContext,
+		StreamingCredentialsProvider: o.StreamingCredentialsProvider,
+		DB:                           o.DB,
+		Protocol:                     o.Protocol,
+		ClientName:                   o.ClientName,
+		OnConnect:                    o.OnConnect,
+		ReadBufferSize:               o.ReadBufferSize,
+		WriteBufferSize:              o.WriteBufferSize,
+		PipelineReadBufferSize:       o.PipelineReadBufferSize,
+		PipelineWriteBufferSize:      o.PipelineWriteBufferSize,
+		PipelinePoolSize:             o.PipelinePoolSize,
+		AutoPipelineOptions:          o.AutoPipelineOptions,
+		PoolFIFO:                     o.PoolFIFO,
+		PoolSize:                     o.PoolSize,
+		MaxConcurrentDials:           o.MaxConcurrentDials,
+		MinIdleConns:                 o.MinIdleConns,
+		MaxIdleConns:                 o.MaxIdleConns,
+		MaxActiveConns:               o.MaxActiveConns,
+		PoolTimeout:                  o.PoolTimeout,
+		ConnMaxIdleTime:              o.ConnMaxIdleTime,
+		ConnMaxLifetime:              o.ConnMaxLifetime,
+		ConnMaxLifetimeJitter:        o.ConnMaxLifetimeJitter,
+		DisableIndentity:             o.DisableIndentity,
+		DisableIdentity:              o.DisableIdentity,
+		IdentitySuffix:               o.IdentitySuffix,
+		FailingTimeoutSeconds:        o.FailingTimeoutSeconds,
+		PushNotificationProcessor:    o.PushNotificationProcessor,
+		UnstableResp3:                o.UnstableResp3,
 		// Carries the resolver to StatsOf through Options(), which every
 		// derived client (WithTimeout) shares; passes through to the
 		// user's Limiter.
@@ -61,8 +100,5 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 		MaintNotificationsConfig: &maintnotifications.Config{
 			Mode: maintnotifications.ModeDisabled,
 		},
-	})
-	rdb.AddHook(hook{r})
-	r.probe = rdb.WithTimeout(o.ReadTimeout)
-	return rdb
+	}
 }

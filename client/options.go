@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/auth"
+	"github.com/redis/go-redis/v9/push"
 )
 
 // DefaultPromotionWatch is a sensible FailoverOptions.PromotionWatch for
@@ -22,10 +24,10 @@ const (
 	DefaultResolveCacheTTL    = time.Second
 	DefaultReconcileInterval  = 10 * time.Second
 	DefaultDialTimeout        = 5 * time.Second
-	DefaultReadTimeout        = 3 * time.Second
+	DefaultReadTimeout        = 5 * time.Second // as go-redis v9.23
 	DefaultMaxRetries         = 3
-	DefaultMinRetryBackoff    = 8 * time.Millisecond
-	DefaultMaxRetryBackoff    = 512 * time.Millisecond
+	DefaultMinRetryBackoff    = 10 * time.Millisecond // as go-redis v9.23
+	DefaultMaxRetryBackoff    = time.Second           // as go-redis v9.23
 	DefaultMinRoleBackoff     = 25 * time.Millisecond
 	DefaultMaxRoleBackoff     = 250 * time.Millisecond
 	DefaultSentinelPruneAfter = time.Minute
@@ -182,6 +184,62 @@ type FailoverOptions struct {
 	// go-redis's Options.Limiter).
 	Limiter redis.Limiter
 
+	// The fields below have go-redis's FailoverOptions names, types and
+	// meaning and are passed to go-redis for the data connections (see
+	// docs/client.md, "Migrating", for the exceptions).
+
+	// ReplicaOnly makes NewFailoverClient behave as NewReplicaClient
+	// (ROLE-verified replicas; unlike go-redis it never falls back to the
+	// master).
+	ReplicaOnly bool
+	// UseDisconnectedReplicas lets the replica client use replicas that
+	// the sentinels flag "disconnected" (s_down / o_down ones still not).
+	UseDisconnectedReplicas bool
+	// RouteByLatency, RouteByLatencyTolerance and RouteRandomly only
+	// matter for NewFailoverClusterClient (go-redis panics when they are
+	// set for NewFailoverClient; this package ignores them there).
+	RouteByLatency          bool
+	RouteByLatencyTolerance time.Duration
+	RouteRandomly           bool
+	// CredentialsProvider, CredentialsProviderContext and
+	// StreamingCredentialsProvider supply the data-node credentials (as in
+	// go-redis, in this order of precedence over Username/Password); the
+	// ROLE probe authenticates with them too.
+	CredentialsProvider          func() (username string, password string)
+	CredentialsProviderContext   func(ctx context.Context) (username string, password string, err error)
+	StreamingCredentialsProvider auth.StreamingCredentialsProvider
+	// DialerRetries, DialerRetryTimeout and DialerRetryBackoff are
+	// go-redis's retries around the Dialer. The Dialer of this package
+	// already loops (resolve, dial, ROLE) for DialTimeout, so the default
+	// here is 1 attempt (go-redis: 5).
+	DialerRetries      int
+	DialerRetryTimeout time.Duration
+	DialerRetryBackoff func(attempt int) time.Duration
+	// ContextTimeoutEnabled, ReadBufferSize, WriteBufferSize,
+	// PipelineReadBufferSize, PipelineWriteBufferSize, PipelinePoolSize,
+	// AutoPipelineOptions, PoolFIFO, MaxConcurrentDials, MaxActiveConns,
+	// ConnMaxLifetimeJitter, DisableIndentity, DisableIdentity,
+	// IdentitySuffix, FailingTimeoutSeconds, PushNotificationProcessor
+	// and UnstableResp3 are passed to go-redis unchanged.
+	ContextTimeoutEnabled   bool
+	ReadBufferSize          int
+	WriteBufferSize         int
+	PipelineReadBufferSize  int
+	PipelineWriteBufferSize int
+	PipelinePoolSize        int
+	AutoPipelineOptions     *redis.AutoPipelineOptions
+	PoolFIFO                bool
+	MaxConcurrentDials      int
+	MaxActiveConns          int
+	ConnMaxLifetimeJitter   time.Duration
+	// Deprecated: use DisableIdentity (as in go-redis).
+	DisableIndentity          bool
+	DisableIdentity           bool
+	IdentitySuffix            string
+	FailingTimeoutSeconds     int
+	PushNotificationProcessor push.NotificationProcessor
+	UnstableResp3             bool
+
 	// OnMasterChange is called (from a client goroutine, never concurrently
 	// with itself) after the client switched to a new verified master. old
 	// is "" the first time a master is resolved.
@@ -240,11 +298,18 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	case c.MaxRetries < 0:
 		c.MaxRetries = 0
 	}
-	if c.MinRetryBackoff <= 0 {
+	// As go-redis: 0 means the default, -1 no backoff.
+	switch {
+	case c.MinRetryBackoff == 0:
 		c.MinRetryBackoff = DefaultMinRetryBackoff
+	case c.MinRetryBackoff < 0:
+		c.MinRetryBackoff = 0
 	}
-	if c.MaxRetryBackoff <= 0 {
+	switch {
+	case c.MaxRetryBackoff == 0:
 		c.MaxRetryBackoff = DefaultMaxRetryBackoff
+	case c.MaxRetryBackoff < 0:
+		c.MaxRetryBackoff = 0
 	}
 	if c.MaxRetryBackoff < c.MinRetryBackoff {
 		c.MaxRetryBackoff = c.MinRetryBackoff

@@ -52,7 +52,7 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 		}
 		var usable []replicaInfo
 		for _, ri := range reps {
-			if usableReplica(ri) {
+			if usableReplica(ri, r.opt.UseDisconnectedReplicas) {
 				usable = append(usable, ri)
 			}
 		}

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/redis/go-redis/v9/auth"
 	"net"
 	"strings"
 	"time"
@@ -25,7 +27,12 @@ func (r *resolver) dialVerify(ctx context.Context, addr, want string) (net.Conn,
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	role, err := probeRole(c, deadline, r.opt.Username, r.opt.Password)
+	user, pass, err := r.dataCredentials(ctx)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("credentials for %s: %w", addr, err)
+	}
+	role, err := probeRole(c, deadline, user, pass)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("verify role of %s: %w", addr, err)
@@ -95,3 +102,35 @@ func parseInfoRole(info string) string {
 	}
 	return ""
 }
+
+// dataCredentials returns the data-node credentials with go-redis's
+// precedence: StreamingCredentialsProvider, CredentialsProviderContext,
+// CredentialsProvider, then Username/Password.
+func (r *resolver) dataCredentials(ctx context.Context) (string, string, error) {
+	o := &r.opt
+	switch {
+	case o.StreamingCredentialsProvider != nil:
+		creds, unsub, err := o.StreamingCredentialsProvider.Subscribe(noopListener{})
+		if err != nil {
+			return "", "", err
+		}
+		if unsub != nil {
+			_ = unsub()
+		}
+		u, p := creds.BasicAuth()
+		return u, p, nil
+	case o.CredentialsProviderContext != nil:
+		return o.CredentialsProviderContext(ctx)
+	case o.CredentialsProvider != nil:
+		u, p := o.CredentialsProvider()
+		return u, p, nil
+	}
+	return o.Username, o.Password, nil
+}
+
+// noopListener takes the current credentials of a streaming provider for
+// the ROLE probe, which needs no updates.
+type noopListener struct{}
+
+func (noopListener) OnNext(auth.Credentials) {}
+func (noopListener) OnError(error)           {}

@@ -211,7 +211,9 @@ func hasFlag(flags, f string) bool {
 	return false
 }
 
-// usableReplica reports whether a replica entry may serve reads.
-func usableReplica(ri replicaInfo) bool {
-	return !hasFlag(ri.flags, "s_down") && !hasFlag(ri.flags, "o_down") && !hasFlag(ri.flags, "disconnected")
+// usableReplica reports whether a replica entry may serve reads
+// (disconnected ones only with UseDisconnectedReplicas).
+func usableReplica(ri replicaInfo, useDisconnected bool) bool {
+	return !hasFlag(ri.flags, "s_down") && !hasFlag(ri.flags, "o_down") &&
+		(useDisconnected || !hasFlag(ri.flags, "disconnected"))
 }

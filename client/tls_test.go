@@ -122,6 +122,9 @@ func TestTLS(t *testing.T) {
 		{"both verified", &tls.Config{RootCAs: pki.pool}, &tls.Config{RootCAs: pki.pool}, nil},
 		{"sentinel CA wrong", &tls.Config{RootCAs: pki.otherPool}, &tls.Config{RootCAs: pki.pool}, ErrNoSentinelReachable},
 		{"data CA wrong", &tls.Config{RootCAs: pki.pool}, &tls.Config{RootCAs: pki.otherPool}, ErrMasterUnreachable},
+		// As go-redis: one TLSConfig for sentinels and data nodes (before,
+		// the client talked plain TCP to the TLS sentinel).
+		{"TLSConfig only, for both", nil, &tls.Config{RootCAs: pki.pool}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -192,15 +192,17 @@ func TestBackoffBounds(t *testing.T) {
 
 func TestReplicaFiltering(t *testing.T) {
 	tests := []struct {
-		flags string
-		ok    bool
+		flags        string
+		ok           bool
+		disconnected bool // UseDisconnectedReplicas
 	}{
-		{"slave", true}, {"slave,s_down", false}, {"slave,o_down", false},
-		{"slave,disconnected", false}, {"slave,promoted", true}, {"s_downish", true},
+		{"slave", true, false}, {"slave,s_down", false, false}, {"slave,o_down", false, false},
+		{"slave,disconnected", false, false}, {"slave,promoted", true, false}, {"s_downish", true, false},
+		{"slave,disconnected", true, true}, {"slave,s_down,disconnected", false, true},
 	}
 	for _, tc := range tests {
-		if got := usableReplica(replicaInfo{flags: tc.flags}); got != tc.ok {
-			t.Errorf("usableReplica(%q) = %v, want %v", tc.flags, got, tc.ok)
+		if got := usableReplica(replicaInfo{flags: tc.flags}, tc.disconnected); got != tc.ok {
+			t.Errorf("usableReplica(%q, %v) = %v, want %v", tc.flags, tc.disconnected, got, tc.ok)
 		}
 	}
 	for i := 0; i < 50; i++ {
@@ -231,6 +233,16 @@ func TestDefaults(t *testing.T) {
 		}},
 		{"inverted backoff", FailoverOptions{MinRetryBackoff: time.Second, MaxRetryBackoff: time.Millisecond}, func(o FailoverOptions) bool {
 			return o.MaxRetryBackoff == time.Second
+		}},
+		{"go-redis defaults", FailoverOptions{}, func(o FailoverOptions) bool {
+			return o.ReadTimeout == 5*time.Second && o.DialTimeout == 5*time.Second &&
+				o.MinRetryBackoff == 10*time.Millisecond && o.MaxRetryBackoff == time.Second
+		}},
+		{"-1 disables the retry backoff", FailoverOptions{MinRetryBackoff: -1, MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
+			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+		}},
+		{"-1 min backoff only", FailoverOptions{MinRetryBackoff: -1}, func(o FailoverOptions) bool {
+			return o.MinRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
 	}
 	for _, tc := range tests {
