@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"log/slog"
 	"net"
 	"time"
 
@@ -239,6 +240,12 @@ type FailoverOptions struct {
 	FailingTimeoutSeconds     int
 	PushNotificationProcessor push.NotificationProcessor
 	UnstableResp3             bool
+
+	// Logger, when set, receives the client's own events (never per
+	// command): master changes and fences (Info/Warn), failed resolutions
+	// (Warn for the first of a streak, Debug after), subscriptions lost
+	// or refused (Warn/Debug), verifications that found a change (Info).
+	Logger *slog.Logger
 
 	// OnMasterChange is called (from a client goroutine, never concurrently
 	// with itself) after the client switched to a new verified master. old

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"reflect"
 	"strings"
@@ -123,5 +124,45 @@ func TestParseFailoverURL(t *testing.T) {
 	uo := FromUniversalOptions(&redis.UniversalOptions{MasterName: "m", Addrs: []string{"a:1", "b:1"}, Password: "p", ClientName: "n"})
 	if uo.MasterName != "m" || len(uo.SentinelAddrs) != 2 || uo.Password != "p" || uo.ClientName != "n" {
 		t.Fatalf("FromUniversalOptions = %+v", uo)
+	}
+}
+
+// recordHandler is a slog.Handler that keeps the messages it gets.
+type recordHandler struct {
+	mu   *sync.Mutex
+	msgs *[]string
+}
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	*h.msgs = append(*h.msgs, r.Level.String()+" "+r.Message)
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestLogger: the client's own events reach FailoverOptions.Logger: the
+// first verified master (Info), and a failed resolution (Warn).
+func TestLogger(t *testing.T) {
+	t.Parallel()
+	m := testutil.StartRedis(t)
+	fs := startFakeSentinel(t, m.Addr(), 1)
+	var mu sync.Mutex
+	var msgs []string
+	logger := slog.New(recordHandler{&mu, &msgs})
+	ctx := context.Background()
+	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{fs.addr()}, Logger: logger})
+	if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET: %v", err)
+	}
+	bad := newTestClient(t, FailoverOptions{SentinelAddrs: []string{closedAddr(t)}, Logger: logger})
+	_ = bad.Ping(ctx).Err()
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, "INFO gosentinel client: master verified") || !strings.Contains(all, "WARN gosentinel client: sentinel resolution failed") {
+		t.Fatalf("log records:\n%s", all)
 	}
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
@@ -32,6 +33,11 @@ func (r *resolver) subscriber(ctx context.Context, primary bool) {
 		rc, addr, err := r.subscribe(ctx)
 		if err != nil {
 			fails++
+			lvl := slog.LevelDebug
+			if fails == 1 {
+				lvl = slog.LevelWarn
+			}
+			r.log(lvl, "subscription failed (events only accelerate; verifying by polling)", "err", err)
 			// Also woken when a resolution ends: the list may have grown.
 			if r.sleep(ctx, backoff(fails, 100*time.Millisecond, 5*time.Second)) != nil {
 				return
@@ -232,6 +238,7 @@ func (r *resolver) readSub(rc *respConn, from string, primary bool) {
 				pingedAt = time.Now()
 			case time.Since(pingedAt) >= dead:
 				r.stats.pubSubLost.Add(1)
+				r.log(slog.LevelWarn, "subscription silent, reconnecting", "sentinel", from)
 				return
 			case primary && r.eventPathLive(time.Now()):
 				// Unanswered: not live any more, poll from now on.
@@ -302,6 +309,7 @@ func (r *resolver) onEvent(channel, payload, from string) {
 	}
 	if fence {
 		r.stats.fences.Add(1)
+		r.log(slog.LevelWarn, "event names the current master as the old one: fenced", "channel", channel, "sentinel", from, "old", old)
 	}
 	r.kick()
 }

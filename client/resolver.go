@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -107,6 +108,13 @@ func newResolver(opt FailoverOptions, want string) *resolver {
 		}
 	}
 	return r
+}
+
+// log sends one of the client's own events to FailoverOptions.Logger.
+func (r *resolver) log(level slog.Level, msg string, args ...any) {
+	if l := r.opt.Logger; l != nil {
+		l.Log(context.Background(), level, "gosentinel client: "+msg, append([]any{"master", r.opt.MasterName}, args...)...)
+	}
 }
 
 // rotate returns addrs rotated by a random offset (unless fixed): each
@@ -296,9 +304,12 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	}
 	if err != nil {
 		r.stats.resolutionErrors.Add(1)
+		lvl := slog.LevelDebug
 		if r.failStreak == 0 {
 			r.failSince = time.Now()
+			lvl = slog.LevelWarn
 		}
+		r.log(lvl, "sentinel resolution failed", "err", err, "streak", r.failStreak+1)
 		r.failStreak++
 	} else {
 		r.failStreak = 0
@@ -401,6 +412,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 	for _, c := range stale {
 		c.markStale()
 	}
+	r.log(slog.LevelInfo, "master verified", "old", old, "new", addr, "epoch", epoch)
 	if old != "" {
 		r.stats.masterChanges.Add(1)
 		r.stats.lastFailover.Store(time.Now().UnixNano())

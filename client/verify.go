@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"strconv"
@@ -89,6 +90,7 @@ func (r *resolver) verify(ctx context.Context) {
 			continue
 		}
 		if addr != cur {
+			r.log(slog.LevelInfo, "verification: a sentinel names another master", "sentinel", s, "current", cur, "named", addr)
 			r.mu.Lock()
 			r.hintLocked()
 			r.mu.Unlock()
