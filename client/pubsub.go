@@ -121,7 +121,10 @@ func (r *resolver) subscribeTo(ctx context.Context, s string) (*respConn, error)
 	if ctx.Err() != nil {
 		return nil, ErrClientClosed
 	}
-	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
+	// Longer than SentinelTimeout: a subscription only accelerates, and
+	// giving up on a sentinel that is slow under load (a fleet starting
+	// at once) would only add connections.
+	deadline := deadlineFor(ctx, max(r.opt.SentinelTimeout, subscribeTimeout))
 	c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), s, deadline)
 	r.stats.sentinelDials.Add(1)
 	if err != nil {
@@ -199,6 +202,9 @@ func (r *resolver) dropSubConn(c net.Conn, s string) {
 	delete(r.subscribed, s)
 	r.mu.Unlock()
 }
+
+// subscribeTimeout bounds dialling and subscribing to one sentinel.
+const subscribeTimeout = 2 * time.Second
 
 // pingCmd is the health check sent on a silent subscription.
 var pingCmd = appendCommand(nil, "PING")

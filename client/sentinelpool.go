@@ -32,13 +32,16 @@ type pooledConn struct {
 type sentinelPool struct {
 	mu      sync.Mutex
 	entries map[string]*poolEntry
+	epoch   uint64 // bumped by closeAll: a connection of an older epoch is closed on release
 }
 
 // poolEntry is the connection to one sentinel; mu is held for a whole
 // exchange.
 type poolEntry struct {
-	mu   sync.Mutex
-	conn *pooledConn
+	mu    sync.Mutex
+	conn  *pooledConn
+	p     *sentinelPool
+	epoch uint64 // pool epoch when acquired
 }
 
 // acquire returns the entry of addr, locked for one exchange.
@@ -49,17 +52,27 @@ func (p *sentinelPool) acquire(addr string) *poolEntry {
 	}
 	e := p.entries[addr]
 	if e == nil {
-		e = &poolEntry{}
+		e = &poolEntry{p: p}
 		p.entries[addr] = e
 	}
 	p.mu.Unlock()
 	e.mu.Lock()
+	p.mu.Lock()
+	e.epoch = p.epoch
+	p.mu.Unlock()
 	return e
 }
 
 // release ends an exchange: c (nil when it failed) stays as the
 // connection for the next one.
 func (e *poolEntry) release(c *pooledConn) {
+	e.p.mu.Lock()
+	stale := e.epoch != e.p.epoch
+	e.p.mu.Unlock()
+	if c != nil && stale {
+		c.Close() // closeAll ran during the exchange
+		c = nil
+	}
 	if c != nil {
 		c.lastUsed = time.Now()
 	}
@@ -92,11 +105,16 @@ func (p *sentinelPool) reap(now time.Time) {
 	}
 }
 
-// closeAll closes every connection (waiting for exchanges in progress,
-// which SentinelTimeout bounds).
+// closeAll closes every idle connection; one in use is closed when its
+// exchange ends (closeAll does not wait for it).
 func (p *sentinelPool) closeAll() {
+	p.mu.Lock()
+	p.epoch++
+	p.mu.Unlock()
 	for _, e := range p.snapshot() {
-		e.mu.Lock()
+		if !e.mu.TryLock() {
+			continue // in use: release closes it
+		}
 		if e.conn != nil {
 			e.conn.Close()
 			e.conn = nil
@@ -180,24 +198,68 @@ func (r *resolver) checkHandshake(rs []reply) error {
 	return nil
 }
 
-// sentinelDo runs cmds in one round trip on a pooled connection to
+// drainTimeout bounds an exchange with a sentinel once the caller has
+// given up (after SentinelTimeout): the reply is still read, so that the
+// connection stays usable, instead of closing it and dialling again, which
+// under load (a fleet starting or failing over at once) turns a slow
+// sentinel into a connection storm.
+const drainTimeout = 5 * time.Second
+
+// exchange is the outcome of one sentinelDo round trip.
+type exchange struct {
+	rs  []reply
+	err error
+}
+
+// sentinelDo runs cmds in one round trip on the pooled connection to
 // sentinel addr (dialled and authenticated in the same round trip when
-// there is none), within SentinelTimeout. A pooled connection that turns
-// out to be closed by the sentinel is replaced once by a fresh one.
+// there is none). The caller waits at most SentinelTimeout (or its
+// context's deadline); the exchange itself may go on for drainTimeout in
+// the background and keeps the connection when it completes. A pooled
+// connection that turns out to be closed by the sentinel is replaced once
+// by a fresh one.
 func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string) ([]reply, error) {
+	wait := time.NewTimer(time.Until(deadlineFor(ctx, r.opt.SentinelTimeout)))
+	defer wait.Stop()
+	done := make(chan exchange, 1)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		rs, err := r.sentinelExchange(addr, cmds)
+		done <- exchange{rs, err}
+	}()
+	select {
+	case x := <-done:
+		return x.rs, x.err
+	case <-wait.C:
+		return nil, errSentinelTimeout
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// errSentinelTimeout is a sentinel that did not answer within
+// SentinelTimeout (it is a net.Error timeout for isTimeout).
+var errSentinelTimeout error = timeoutError{}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "no answer within SentinelTimeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+// sentinelExchange is the round trip of sentinelDo, bounded by
+// drainTimeout (whoever waits for it).
+func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, error) {
 	e := r.spool.acquire(addr)
-	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
+	deadline := time.Now().Add(max(drainTimeout, r.opt.SentinelTimeout))
 	for try := 0; ; try++ {
 		pc := e.conn
 		reused := pc != nil
 		send := cmds
 		var hs [][]string
 		if pc == nil {
-			if ctx.Err() != nil {
-				e.release(nil)
-				return nil, ctx.Err()
-			}
-			c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), addr, deadline)
+			c, err := dialWith(context.Background(), r.sentinelDialer(), r.sentinelTLS(), addr, deadline)
 			r.stats.sentinelDials.Add(1)
 			if err != nil {
 				e.release(nil)
@@ -207,14 +269,12 @@ func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string
 			hs = r.sentinelHandshake()
 			send = append(append([][]string(nil), hs...), cmds...)
 		}
-		// Not cut when ctx ends: the deadline bounds it, and a completed
-		// exchange leaves the connection reusable.
 		rs, err := pc.do(deadline, send...)
 		r.stats.sentinelCommands.Add(uint64(len(send)))
 		if err != nil {
 			pc.Close()
 			e.conn = nil
-			if reused && try == 0 && ctx.Err() == nil && !isTimeout(err) {
+			if reused && try == 0 && !isTimeout(err) {
 				continue // closed by the sentinel while idle
 			}
 			e.release(nil)
