@@ -22,16 +22,33 @@
 //     old node;
 //   - retries are bounded, jittered and never resend a write whose execution
 //     is unknown unless RetryAmbiguousWrites is set;
-//   - errors are typed: ErrNoSentinelReachable, ErrMasterNotFound,
-//     ErrSentinelsDisagree, ErrRoleMismatch (all usable with errors.Is);
+//   - errors are typed (all usable with errors.Is; discovery failures are
+//     *DiscoveryError values with a Kind and per-sentinel Attempts):
+//     ErrNoSentinelReachable, ErrMasterNotFound, ErrSentinelsDisagree,
+//     ErrRoleMismatch (*RoleError), ErrMasterUnreachable,
+//     ErrNoReplicaAvailable, ErrAuth, ErrNotSentinel,
+//     ErrFailoverInProgress (FailFast), ErrStaleConnection (internal,
+//     always retried), ErrMasterChanged (a blocked command or PubSub
+//     receive cut by a switch) and ErrClientClosed;
+//   - a master change is noticed within VerifyInterval (1 s) even without
+//     events: while the primary subscription is not proven live by its
+//     PING health check, one sentinel is asked every VerifyInterval/2
+//     over a persistent connection;
 //   - +switch-master and +promoted-slave from several distinct sentinels wake
 //     the resolver; when they name the current master as the old one, the
 //     client stops using it at once (no command issued after the event
 //     reaches it) while the new address is resolved; opt-in
 //     (PromotionWatch), +selected-slave starts ROLE polling of the chosen
 //     replica for an even earlier switch;
-//   - OnMasterChange and StatsOf expose failovers to metrics.
+//   - OnMasterChange, StatsOf (see Stats; clientprom exports it to
+//     Prometheus) and Logger (log/slog) expose the client's own events;
+//     nothing the client does by itself goes through go-redis hooks.
 //
-// Closing the returned *redis.Client releases the sentinel connections and
-// background goroutines; see docs/client.md for the mechanism and defaults.
+// Every field of go-redis's FailoverOptions exists with the same name and
+// type (ParseFailoverURL, FromGoRedis and FromUniversalOptions convert);
+// docs/client.md lists where the meaning differs. The background work
+// lives as long as the pool has connections, so every value derived from
+// the returned client (WithTimeout, Conn, pipelines, PubSub) works until
+// Close on any of them, which releases the sentinel connections and
+// goroutines; see docs/client.md for the mechanism and defaults.
 package client

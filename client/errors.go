@@ -40,7 +40,9 @@ var ErrStaleConnection = errors.New("client: connection points at a previous mas
 // resubscribes on its next receive.
 var ErrMasterChanged = errors.New("client: connection to the previous master closed")
 
-// ErrClientClosed is returned when the client has been closed.
+// ErrClientClosed is returned by the client's own machinery once it noticed
+// that the client was closed (go-redis itself returns redis.ErrClosed for
+// commands on a closed client).
 var ErrClientClosed = errors.New("client: closed")
 
 // SentinelError records what one sentinel answered (or failed to answer)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gosentinel/gosentinel/client"
+	"github.com/redis/go-redis/v9"
 )
 
 // A drop-in replacement for redis.NewFailoverClient: the result is a plain
@@ -65,4 +66,37 @@ func ExampleNewReplicaClient() {
 	defer ro.Close()
 	v, err := ro.Get(context.Background(), "greeting").Result()
 	fmt.Println(v, err)
+}
+
+// go-redis's failover URL form: the host and every addr are sentinels.
+func ExampleParseFailoverURL() {
+	opt, err := client.ParseFailoverURL("redis://:sentinel-secret@10.0.1.11:26379/0?master_name=mymaster&addr=10.0.1.12:26379&dial_timeout=3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(opt.MasterName, opt.SentinelAddrs, opt.SentinelPassword, opt.DialTimeout)
+	// Output:
+	// mymaster [10.0.1.11:26379 10.0.1.12:26379] sentinel-secret 3s
+}
+
+// Options written for go-redis's NewUniversalClient (MasterName set).
+func ExampleFromUniversalOptions() {
+	opt := client.FromUniversalOptions(&redis.UniversalOptions{
+		MasterName: "mymaster",
+		Addrs:      []string{"10.0.1.11:26379", "10.0.1.12:26379"},
+		Password:   "data-node-secret",
+	})
+	fmt.Println(opt.MasterName, opt.SentinelAddrs, opt.Password)
+	// Output:
+	// mymaster [10.0.1.11:26379 10.0.1.12:26379] data-node-secret
+}
+
+// FailFast: commands fail at once with ErrFailoverInProgress while no
+// master is known, instead of waiting up to DialTimeout.
+func ExampleFailoverOptions_failFast() {
+	opt := &client.FailoverOptions{MasterName: "mymaster", SentinelAddrs: []string{"10.0.1.11:26379"}, FailFast: true}
+	fmt.Println(opt.FailFast, client.ErrFailoverInProgress)
+	// Output:
+	// true client: no master known (failover in progress)
 }
