@@ -14,7 +14,7 @@
 //     by the highest config epoch wins, so a lagging sentinel cannot send the
 //     client back to an old master;
 //   - every new connection is re-resolved (through a short cache that any
-//     connection error, READONLY/LOADING/MASTERDOWN reply or +switch-master
+//     connection error, READONLY/MASTERDOWN reply or sentinel event
 //     event invalidates) and verified with ROLE (INFO replication fallback);
 //   - when the master address changes the whole pool is flushed: idle
 //     connections and connections blocked in a read (PubSub, BLPOP...) are

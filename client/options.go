@@ -127,7 +127,9 @@ type FailoverOptions struct {
 	// ResolveCacheTTL is how long a verified master address is reused for
 	// new connections without asking the sentinels again (default 1 s; -1
 	// asks the sentinels for every new connection). Any connection error,
-	// READONLY/LOADING/MASTERDOWN reply or +switch-master invalidates it.
+	// READONLY/MASTERDOWN reply or sentinel event (+switch-master,
+	// +promoted-slave) invalidates it; LOADING does not (the node is right,
+	// only busy).
 	ResolveCacheTTL time.Duration
 	// MinRoleBackoff / MaxRoleBackoff pace the resolutions while they fail
 	// (defaults 25 ms / 250 ms): one every MinRoleBackoff while the

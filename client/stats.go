@@ -27,7 +27,7 @@ type Stats struct {
 	PoolFlushes         uint64    // address changes that marked live connections stale
 	MasterChanges       uint64    // switches to a new verified address (the first resolution is not counted)
 	Disagreements       uint64    // resolutions where sentinels advertised different addresses
-	PubSubHints         uint64    // +switch-master messages received for this master
+	PubSubHints         uint64    // sentinel events (+switch-master, +promoted-slave, +selected-slave) received for this master
 	Reconciles          uint64    // periodic background re-resolutions
 	Retries             uint64    // command retries made by the client
 	SentinelErrors      uint64    // failed sentinel queries (unreachable, timeout, protocol)
