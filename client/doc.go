@@ -15,7 +15,7 @@
 //     client back to an old master;
 //   - every new connection is re-resolved (through a short cache that any
 //     connection error, READONLY/MASTERDOWN reply or sentinel event
-//     event invalidates) and verified with ROLE (INFO replication fallback);
+//     invalidates) and verified with ROLE (INFO replication fallback);
 //   - when the master address changes the whole pool is flushed: idle
 //     connections and connections blocked in a read (PubSub, BLPOP...) are
 //     closed at once and in-use ones refuse to send another command to the
