@@ -75,6 +75,7 @@ type masterState struct {
 	failoverTimeout      Millis
 	parallelSyncs        int
 	rebootDownAfter      Millis
+	rebootOption         string // see MasterConfig.RebootOption
 	notificationScript   string
 	clientReconfigScript string
 	authUser             string
@@ -177,5 +178,6 @@ func (i *instance) flagsString() string {
 	add(fReconfDone, "reconf_done")
 	add(fForceFailover, "force_failover")
 	add(fScriptKillSent, "script_kill_sent")
+	add(fMasterReboot, "master_reboot") // shown since Redis 7.2
 	return strings.Join(b, ",")
 }
