@@ -16,7 +16,7 @@ var sentinelSubcommands = map[string]subcommand{
 	"ckquorum":                {3, (*Sentinel).cmdCkquorum},
 	"config":                  {-4, (*Sentinel).cmdConfig},
 	"debug":                   {-2, (*Sentinel).cmdDebug},
-	"failover":                {3, (*Sentinel).cmdFailover},
+	"failover":                {-3, (*Sentinel).cmdFailover},
 	"flushconfig":             {2, (*Sentinel).cmdFlushconfig},
 	"get-master-addr-by-name": {3, (*Sentinel).cmdGetMasterAddr},
 	"help":                    {2, (*Sentinel).cmdHelp},

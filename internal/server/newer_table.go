@@ -11,7 +11,8 @@ import (
 //   - Valkey 8's SENTINEL PRIMARY, PRIMARIES, GET-PRIMARY-ADDR-BY-NAME and
 //     IS-PRIMARY-DOWN-BY-ADDR, with the info and docs of their MASTER forms
 //     (77 entries, as valkey-sentinel 8.0.1 lists);
-//   - SENTINEL CONFIG's arity -4 (Redis 7.2, several pairs / patterns).
+//   - SENTINEL CONFIG's arity -4 (Redis 7.2, several pairs / patterns);
+//   - SENTINEL FAILOVER's arity -3 (Valkey 9, optional COORDINATED).
 //
 // COMMAND COUNT stays 15: only subcommands are added.
 func extendTable(t *table) {
@@ -35,6 +36,9 @@ func extendTable(t *table) {
 	}
 	if c := s.subs["config"]; c != nil {
 		setArity(c, -4)
+	}
+	if c := s.subs["failover"]; c != nil {
+		setArity(c, -3) // [COORDINATED], Valkey 9
 	}
 	t.all = t.all[:0]
 	for _, c := range t.topOrder {

@@ -56,18 +56,23 @@ var newerCmds = []cmd{
 	c("CLIENT", "SETINFO", "lib-name", "go-redis"), c("CLIENT", "SETINFO", "LIB-VER", "9.7.0"),
 	c("CLIENT", "SETINFO", "foo", "x"), c("CLIENT", "SETINFO", "lib-name", "a b"),
 	c("COMMAND", "COUNT"), u("COMMAND", "LIST"),
-	c("SENTINEL", "FAILOVER", "mym", "coordinated"),
+	c("SENTINEL", "FAILOVER", "mym", "bogus"), c("SENTINEL", "FAILOVER", "nosuch", "coordinated"),
+	c("SENTINEL", "FAILOVER", "mym", "coordinated", "x"),
 }
 
 // oursNotValkey: where gosentinel deliberately answers unlike Valkey 8.
-var oursNotValkey = map[string]string{}
+var oursNotValkey = map[string]string{
+	"SENTINEL FAILOVER mym bogus":          "Valkey 9: FAILOVER takes [COORDINATED] (arity -3), Valkey 8 gives an arity error",
+	"SENTINEL FAILOVER nosuch coordinated": "Valkey 9 looks the name up first",
+}
 
 // real7015Same: commands 7.0.15 answers exactly like Valkey 8.
 var real7015Same = map[string]bool{
 	"SENTINEL CONFIG GET announce-port": true, "SENTINEL SET mym master-reboot-down-after-period 0": true,
 	"SENTINEL MASTER mym": true, "SENTINEL REPLICAS mym": true, // no flag set: master_reboot not shown
 	"SENTINEL DEBUG": true, "SENTINEL DEBUG ping-period": true, "SENTINEL DEBUG foo 1": true,
-	"COMMAND COUNT": true, "SENTINEL FAILOVER mym coordinated": true,
+	"COMMAND COUNT": true, "SENTINEL FAILOVER mym bogus": true, "SENTINEL FAILOVER nosuch coordinated": true,
+	"SENTINEL FAILOVER mym coordinated x": true,
 }
 
 func TestNewerVersions(t *testing.T) {
