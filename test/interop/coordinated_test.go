@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/gosentinel/gosentinel/internal/ops"
 	"github.com/gosentinel/gosentinel/internal/testutil"
 )
 
@@ -149,6 +150,39 @@ func TestPlainFailoverLoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := startDeployment(t, []member{quorum2(tc.gos), quorum2(tc.gos), quorum2(tc.gos)})
 			plannedFailover(t, d, tc.opt...)
+		})
+	}
+}
+
+// TestDrillCoordinated: `sentinelctl drill --coordinated` (ops.RunDrill
+// with Coordinated) against gosentinel, through our client and through
+// go-redis: the failover completes with 0 acknowledged writes lost;
+// the write gap is logged.
+func TestDrillCoordinated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	for _, cli := range []string{"gosentinel", "go-redis"} {
+		t.Run(cli, func(t *testing.T) {
+			d := startDeployment(t, []member{quorum2(true), quorum2(true), quorum2(true)})
+			var addrs []string
+			for _, s := range d.sentinels {
+				addrs = append(addrs, s.Addr())
+			}
+			nc, err := ops.ClientByName(cli)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := ops.RunDrill(context.Background(), ops.DrillOptions{Conn: &ops.ConnOptions{Sentinels: addrs},
+				Master: master, Coordinated: true, NewClient: nc, MaxLost: 0, Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatalf("drill: %v (%+v)", err, rep)
+			}
+			if !rep.Completed || rep.Lost != 0 || rep.Mode != "sentinel-failover-coordinated" || len(rep.Problems) != 0 {
+				t.Fatalf("drill report: completed %v lost %d mode %s problems %v", rep.Completed, rep.Lost, rep.Mode, rep.Problems)
+			}
+			t.Logf("%s: %d ok writes, %d failed, lost %d of %d checked, write gap %.0f ms, switch %.0f ms",
+				cli, rep.Writes.OK, rep.Writes.Failed, rep.Lost, rep.LostChecked, rep.Writes.GapMs, rep.SwitchMs)
 		})
 	}
 }
