@@ -120,3 +120,40 @@ func TestTotalTilt(t *testing.T) {
 		t.Fatalf("info %q", s.InfoSection(0))
 	}
 }
+
+// TestFailoverCoordinatedChecks: SENTINEL FAILOVER <m> [COORDINATED] in
+// Valkey 9's order: arity, unknown name, unknown option, a primary whose
+// INFO never showed master_failover_state.
+func TestFailoverCoordinatedChecks(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SENTINEL", "FAILOVER", "mym", "coordinated", "x"}, "-ERR wrong number of arguments for 'sentinel|failover' command"},
+		{[]string{"SENTINEL", "FAILOVER", "nope", "bogus"}, "-ERR No such master with that name"},
+		{[]string{"SENTINEL", "FAILOVER", "mym", "bogus"}, "-ERR Unknown failover option specified"},
+		{[]string{"SENTINEL", "FAILOVER", "mym", "COORDINATED"}, "-NOGOODPRIMARY Primary does not support FAILOVER command"},
+	}
+	for _, c := range cases {
+		r, _ := request(newTestCore(t), 100, 1, c.args...)
+		if len(r) != 1 || renderValue(r[0].Value) != c.want {
+			t.Errorf("%v: %v, want %s", c.args, r, c.want)
+		}
+	}
+}
+
+// TestFailoverStateOf reads master_failover_state from a cached INFO.
+func TestFailoverStateOf(t *testing.T) {
+	i := &instance{info: "# Replication\r\nrole:master\r\nmaster_failover_state:waiting-for-sync\r\nmaster_replid:x\r\n"}
+	if v, ok := failoverStateOf(i); !ok || v != "waiting-for-sync" || !failoverOngoing(i) {
+		t.Fatalf("%q %v", v, ok)
+	}
+	i.info = "# Replication\r\nrole:master\r\nmaster_failover_state:no-failover\r\n"
+	if failoverOngoing(i) {
+		t.Fatal("no-failover counted as ongoing")
+	}
+	i.info = "# Replication\r\nrole:master\r\n"
+	if _, ok := failoverStateOf(i); ok {
+		t.Fatal("state found in an INFO without it")
+	}
+}
