@@ -330,6 +330,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	s.closeConn(m.link, true)
 	m.flags &= fMaster
 	ms.leader = ""
+	ms.newer = masterNewer{} // coordinated.go
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = 0
 	ms.failoverStartTime = 0

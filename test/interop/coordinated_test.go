@@ -125,6 +125,40 @@ func TestCoordinatedFailover(t *testing.T) {
 			if strings.Contains(l, "-failover-abort") {
 				t.Errorf("failover aborted")
 			}
+			// Hellos were held while the old primary paused writes; every
+			// sentinel publishes to the new primary again.
+			ctx := context.Background()
+			newAddr, err := testutil.MasterAddr(d.sentinels[0].Addr(), master)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{}
+			for _, s := range d.sentinels {
+				sc := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+				id, err := sc.Do(ctx, "SENTINEL", "MYID").Text()
+				sc.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[id] = true
+			}
+			nc := redis.NewClient(&redis.Options{Addr: newAddr, Protocol: 2})
+			defer nc.Close()
+			sub := nc.Subscribe(ctx, "__sentinel__:hello")
+			defer sub.Close()
+			deadline := time.After(10 * time.Second)
+			for len(want) > 0 {
+				select {
+				case msg := <-sub.Channel():
+					for id := range want {
+						if strings.Contains(msg.Payload, id) {
+							delete(want, id)
+						}
+					}
+				case <-deadline:
+					t.Fatalf("no hello on the new primary from %v", want)
+				}
+			}
 		})
 	}
 }
