@@ -66,11 +66,13 @@ func newLogger(w io.Writer, cfg *config.Config, format string) (*slog.Logger, er
 	if err != nil {
 		return nil, err
 	}
-	h, err := metrics.NewLogHandler(w, level, format)
+	// Built for every level behind a gate, so that SENTINEL CONFIG SET
+	// loglevel can lower or raise it at run time (Redis 7.2).
+	h, err := metrics.NewLogHandler(w, runtime.LevelDebug, format)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
-	return slog.New(h), nil
+	return slog.New(runtime.NewLevelGate(h, level)), nil
 }
 
 // metricsSetup wires --metrics-addr: the Metrics observe the runtime from

@@ -39,6 +39,7 @@ func newDrillCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&d.Kill, "kill", false, "SIGKILL the master process (local only, found by port) instead of SENTINEL FAILOVER")
 	f.IntVar(&d.PID, "pid", 0, "with --kill: the PID to kill")
+	f.BoolVar(&d.Coordinated, "coordinated", false, "send SENTINEL FAILOVER <master> COORDINATED (the primary hands over with FAILOVER TO: no acknowledged write lost)")
 	f.DurationVar(&d.Timeout, "wait", 60*time.Second, "how long to wait for +switch-master")
 	f.DurationVar(&d.Settle, "settle", time.Second, "keep writing this long after the client writes to the new master")
 	f.DurationVar(&d.Interval, "interval", time.Millisecond, "interval between writes")
@@ -55,6 +56,9 @@ func newDrillCmd() *cobra.Command {
 		d.NewClient = nc
 		if d.PID != 0 && !d.Kill {
 			return errors.New("drill: --pid needs --kill")
+		}
+		if d.Coordinated && d.Kill {
+			return errors.New("drill: --coordinated and --kill exclude each other")
 		}
 		d.Master = args[0]
 		ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)

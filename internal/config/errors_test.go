@@ -48,7 +48,8 @@ var badCases = []struct {
 	{"port-not-int", "port abc\n", 1, msgNotInt},
 	{"port-range", "port 99999\n", 1, "argument must be between 0 and 65535 inclusive"},
 	{"bool", "daemonize maybe\n", 1, msgYesNo},
-	{"enum", "loglevel foo\n", 1, "argument(s) must be one of the following: debug, verbose, notice, warning"},
+	// loglevel's list gained "nothing" in 7.2: TestLoglevelNothingLikeValkey.
+	{"enum", "repl-diskless-load foo\n", 1, "argument(s) must be one of the following: disabled, on-empty-db, swapdb"},
 	{"unbalanced-double", "a \"b\n", 1, msgUnbalancedQuotes},
 	{"quote-not-followed-by-space", "a \"b\"c\n", 1, msgUnbalancedQuotes},
 	{"unbalanced-single", "a 'b\n", 1, msgUnbalancedQuotes},
@@ -110,12 +111,18 @@ var fatalRe = regexp.MustCompile(`(?s)at line (\d+)\n>>> '(.*)'\n(.*)\n$`)
 // line and message of its fatal config error.
 func realFatal(t *testing.T, conf string, args ...string) (int, string) {
 	t.Helper()
+	return binFatal(t, realSentinel, conf, args...)
+}
+
+// binFatal is realFatal with another sentinel binary (valkey-sentinel).
+func binFatal(t *testing.T, bin, conf string, args ...string) (int, string) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	argv := append([]string{"s.conf", "--port", strconv.Itoa(freePort(t))}, args...)
-	cmd := exec.Command(realSentinel, argv...)
+	cmd := exec.Command(bin, argv...)
 	cmd.Dir = dir
 	var stderr, stdout strings.Builder
 	cmd.Stderr = &stderr
@@ -177,7 +184,7 @@ func TestApplyArgsErrorsMatchRealSentinel(t *testing.T) {
 	}{
 		{"after-newline-terminated-file", "# c\nsentinel myid 0123456789012345678901234567890123456789\n",
 			[]string{"--sentinel", "monitor", "m", "127.0.0.1", "6379", "0"}},
-		{"after-unterminated-file", "# c\nport 5", []string{"--loglevel", "loud"}},
+		{"after-unterminated-file", "# c\nport 5", []string{"--tls-auth-clients", "loud"}},
 		{"second-option", "port 5\n", []string{"--hz", "20", "--bogus", "x"}},
 		{"master-option-in-file-monitor-in-args", "sentinel down-after-milliseconds m 0\n",
 			[]string{"--sentinel monitor m 127.0.0.1 6379 2"}},

@@ -145,6 +145,10 @@ type Master struct {
 	LeaderEpoch                 uint64   // leader-epoch
 	KnownReplicas               []Addr   // known-replica lines
 	KnownSentinels              []Peer   // known-sentinel lines (with runid)
+	// RebootOption is "primary-reboot-down-after-period" when the file
+	// gave the reboot period under Valkey 8's name, else "" (Redis'
+	// master-reboot-down-after-period); the rewrite writes the same name.
+	RebootOption string
 }
 
 // Addr is a host (IP or hostname) and a port.

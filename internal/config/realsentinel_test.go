@@ -102,9 +102,15 @@ func command(t *testing.T, port int, cmds ...string) string {
 // daemon by the PID it wrote.
 func runReal(t *testing.T, dir string, port int, args []string, pidfile, pass string, before ...string) string {
 	t.Helper()
+	return runBin(t, realSentinel, dir, port, args, pidfile, pass, before...)
+}
+
+// runBin is runReal with another sentinel binary (valkey-sentinel).
+func runBin(t *testing.T, bin, dir string, port int, args []string, pidfile, pass string, before ...string) string {
+	t.Helper()
 	conf := filepath.Join(dir, "sentinel.conf")
 	argv := append([]string{"sentinel.conf", "--port", strconv.Itoa(port)}, args...)
-	cmd := exec.Command(realSentinel, argv...)
+	cmd := exec.Command(bin, argv...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

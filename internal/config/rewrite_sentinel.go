@@ -55,7 +55,7 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 			perMaster("auth-user", q(m.AuthUser))
 		}
 		if m.MasterRebootDownAfterMillis != 0 {
-			perMaster("master-reboot-down-after-period", strconv.FormatInt(m.MasterRebootDownAfterMillis, 10))
+			perMaster(rebootOptionKey(m.RebootOption), strconv.FormatInt(m.MasterRebootDownAfterMillis, 10))
 		}
 		perMaster("config-epoch", strconv.FormatUint(m.ConfigEpoch, 10))
 		perMaster("leader-epoch", strconv.FormatUint(m.LeaderEpoch, 10))
@@ -106,7 +106,8 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 	for _, k := range []string{"monitor", "down-after-milliseconds", "failover-timeout",
 		"parallel-syncs", "notification-script", "client-reconfig-script", "auth-pass",
 		"auth-user", "config-epoch", "leader-epoch", "known-replica", "known-slave",
-		"known-sentinel", "rename-command", "master-reboot-down-after-period"} {
+		"known-sentinel", "rename-command", "master-reboot-down-after-period",
+		"primary-reboot-down-after-period"} {
 		st.processed("sentinel " + k)
 	}
 }

@@ -220,7 +220,7 @@ func (c *Config) handleMasterOption(sub string, argv []string, needMaster func(i
 		"notification-script": 3, "client-reconfig-script": 3, "auth-pass": 3,
 		"auth-user": 3, "config-epoch": 3, "leader-epoch": 3, "known-slave": 4,
 		"known-replica": 4, "known-sentinel": 5, "rename-command": 4,
-		"master-reboot-down-after-period": 3,
+		"master-reboot-down-after-period": 3, "primary-reboot-down-after-period": 3,
 	}[sub]
 	if n == 0 || !needMaster(n) {
 		return msgUnrecognized
@@ -293,7 +293,8 @@ func (c *Config) handleMasterOption(sub string, argv []string, needMaster func(i
 			}
 		}
 		m.RenameCommands = append(m.RenameCommands, Rename{Old: argv[2], New: argv[3]})
-	case "master-reboot-down-after-period":
+	case "master-reboot-down-after-period", "primary-reboot-down-after-period":
+		m.RebootOption = rebootOptionName(sub)
 		m.MasterRebootDownAfterMillis = int64(atoi(argv[2]))
 		if m.MasterRebootDownAfterMillis < 0 {
 			return msgNegTime

@@ -14,9 +14,9 @@ type subcommand struct {
 // sentinelSubcommands is the SENTINEL command table (21 subcommands).
 var sentinelSubcommands = map[string]subcommand{
 	"ckquorum":                {3, (*Sentinel).cmdCkquorum},
-	"config":                  {-3, (*Sentinel).cmdConfig},
+	"config":                  {-4, (*Sentinel).cmdConfig},
 	"debug":                   {-2, (*Sentinel).cmdDebug},
-	"failover":                {3, (*Sentinel).cmdFailover},
+	"failover":                {-3, (*Sentinel).cmdFailover},
 	"flushconfig":             {2, (*Sentinel).cmdFlushconfig},
 	"get-master-addr-by-name": {3, (*Sentinel).cmdGetMasterAddr},
 	"help":                    {2, (*Sentinel).cmdHelp},

@@ -6,83 +6,146 @@ import (
 	"strings"
 )
 
-var errConfigUsage = ErrorValue("ERR Only SENTINEL CONFIG GET <option> / SET <option> <value> are supported.")
+// errConfigUsage is the Redis 7.4 / Valkey 8 text (7.2 lacks the space
+// before "/ SET"; 7.0.15 said "GET <option> / SET <option> <value>").
+var errConfigUsage = ErrorValue("ERR Only SENTINEL CONFIG GET <param> [<param> <param> ...] / SET <param> <value> [<param> <value> ...] are supported.")
 
-// cmdConfig is SENTINEL CONFIG GET <pattern> / SET <param> <value>.
+// configParams are the SENTINEL CONFIG parameters in GET reply order.
+var configParams = []string{"resolve-hostnames", "announce-hostnames", "announce-ip",
+	"announce-port", "sentinel-user", "sentinel-pass", "loglevel"}
+
+// logLevels are the loglevel values SENTINEL CONFIG SET takes (7.2+).
+var logLevels = []string{"debug", "verbose", "notice", "warning", "nothing"}
+
+// cmdConfig is SENTINEL CONFIG GET <pattern> [<pattern> ...] /
+// SET <param> <value> [<param> <value> ...] (Redis 7.2+).
 func (s *Sentinel) cmdConfig(id uint64, args []string) {
 	sub := strings.ToLower(args[2])
 	switch {
-	case sub == "get" && len(args) == 4:
-		s.configGet(id, args[3])
-	case sub == "set" && len(args) == 5:
-		s.configSet(id, args[3], args[4])
+	case sub == "get" && len(args) >= 4:
+		s.configGet(id, args[3:])
+	case sub == "set" && len(args) >= 5:
+		s.configSet(id, args[3:])
 	default:
 		s.respond(id, errConfigUsage)
 	}
 }
 
-func (s *Sentinel) configGet(id uint64, pattern string) {
-	params := []struct{ name, value string }{
-		{"resolve-hostnames", yesNo(s.resolveHostnames)},
-		{"announce-hostnames", yesNo(s.announceHostnames)},
-		{"announce-ip", s.announceIP},
-		{"announce-port", strconv.Itoa(s.announcePort)},
-		{"sentinel-user", s.sentinelUser},
-		{"sentinel-pass", s.sentinelPass},
+// configValue returns a SENTINEL CONFIG parameter's current value.
+func (s *Sentinel) configValue(name string) string {
+	switch name {
+	case "resolve-hostnames":
+		return yesNo(s.resolveHostnames)
+	case "announce-hostnames":
+		return yesNo(s.announceHostnames)
+	case "announce-ip":
+		return s.announceIP
+	case "announce-port":
+		return strconv.Itoa(s.announcePort)
+	case "sentinel-user":
+		return s.sentinelUser
+	case "sentinel-pass":
+		return s.sentinelPass
+	case "loglevel":
+		return s.logLevel()
 	}
+	return ""
+}
+
+// configGet answers each pattern in turn with the parameters it matches
+// that no earlier pattern emitted.
+func (s *Sentinel) configGet(id uint64, patterns []string) {
+	emitted := map[string]bool{}
 	kv := []Value{}
-	for _, p := range params {
-		if stringMatch(pattern, p.name, true) {
-			kv = append(kv, Bulk(p.name), Bulk(p.value))
+	for _, pattern := range patterns {
+		for _, p := range configParams {
+			if !emitted[p] && stringMatch(pattern, p, true) {
+				emitted[p] = true
+				kv = append(kv, Bulk(p), Bulk(s.configValue(p)))
+			}
 		}
 	}
 	s.respond(id, Map(kv...))
 }
 
-func (s *Sentinel) configSet(id uint64, name, value string) {
-	bad := func() {
-		s.respond(id, ErrorValue(fmt.Sprintf("ERR Invalid value '%s' to SENTINEL CONFIG SET '%s'", value, name)))
+// configSet validates every pair first (unknown, duplicate, missing or
+// bad value: nothing is changed), then applies them all and flushes once.
+func (s *Sentinel) configSet(id uint64, pairs []string) {
+	seen := map[string]bool{}
+	for i := 0; i < len(pairs); i++ {
+		name := pairs[i]
+		lname := strings.ToLower(name)
+		if !containsString(configParams, lname) {
+			s.respond(id, ErrorValue(fmt.Sprintf("ERR Invalid argument '%s' to SENTINEL CONFIG SET", name)))
+			return
+		}
+		if seen[lname] {
+			s.respond(id, ErrorValue(fmt.Sprintf("ERR Duplicate argument '%s' to SENTINEL CONFIG SET", name)))
+			return
+		}
+		seen[lname] = true
+		if i+1 == len(pairs) {
+			s.respond(id, ErrorValue(fmt.Sprintf("ERR Missing argument '%s' value", name)))
+			return
+		}
+		i++
+		if !validConfigValue(lname, pairs[i]) {
+			s.respond(id, ErrorValue(fmt.Sprintf("ERR Invalid value '%s' to SENTINEL CONFIG SET '%s'", pairs[i], name)))
+			return
+		}
 	}
 	drop := false
-	switch strings.ToLower(name) {
-	case "resolve-hostnames":
-		b, ok := parseYesNo(value)
-		if !ok {
-			bad()
-			return
+	for i := 0; i+1 < len(pairs); i += 2 {
+		value := pairs[i+1]
+		switch strings.ToLower(pairs[i]) {
+		case "resolve-hostnames":
+			s.resolveHostnames, _ = parseYesNo(value)
+		case "announce-hostnames":
+			s.announceHostnames, _ = parseYesNo(value)
+		case "announce-ip":
+			s.announceIP, s.announceIPSet = value, true
+		case "announce-port":
+			n, _ := parseLL(value)
+			s.announcePort = int(n)
+		case "sentinel-user":
+			s.sentinelUser = value
+			drop = true
+		case "sentinel-pass":
+			s.sentinelPass = value
+			drop = true
+		case "loglevel":
+			s.newer.logLevel = strings.ToLower(value)
 		}
-		s.resolveHostnames = b
-	case "announce-hostnames":
-		b, ok := parseYesNo(value)
-		if !ok {
-			bad()
-			return
-		}
-		s.announceHostnames = b
-	case "announce-ip":
-		s.announceIP, s.announceIPSet = value, true
-	case "announce-port":
-		n, ok := parseLL(value)
-		if !ok || n < 0 || n > 65535 {
-			bad()
-			return
-		}
-		s.announcePort = int(n)
-	case "sentinel-user":
-		s.sentinelUser = value
-		drop = true
-	case "sentinel-pass":
-		s.sentinelPass = value
-		drop = true
-	default:
-		s.respond(id, ErrorValue(fmt.Sprintf("ERR Invalid argument '%s' to SENTINEL CONFIG SET", name)))
-		return
 	}
 	s.markDirty()
-	s.respondPersisted(id, okValue, okValue)
+	s.respondPersisted(id, okValue, errSaveConfig)
 	if drop {
 		s.dropSentinelConnections()
 	}
+}
+
+// validConfigValue checks one SENTINEL CONFIG SET value (lname lower-case).
+func validConfigValue(lname, value string) bool {
+	switch lname {
+	case "resolve-hostnames", "announce-hostnames":
+		_, ok := parseYesNo(value)
+		return ok
+	case "announce-port":
+		n, ok := parseLL(value)
+		return ok && n >= 0 && n <= 65535
+	case "loglevel":
+		return containsString(logLevels, strings.ToLower(value))
+	}
+	return true
+}
+
+func containsString(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // debugParams lists the SENTINEL DEBUG timers in reply order.

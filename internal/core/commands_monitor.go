@@ -86,8 +86,16 @@ func (s *Sentinel) cmdReset(id uint64, args []string) {
 }
 
 func (s *Sentinel) cmdFailover(id uint64, args []string) {
+	if len(args) > 4 {
+		s.respond(id, errWrongArgs("sentinel|failover"))
+		return
+	}
 	m := s.masterOrErr(id, args[2])
 	if m == nil {
+		return
+	}
+	if len(args) == 4 { // [COORDINATED] (Valkey 9, coordinated.go)
+		s.cmdFailoverCoordinated(id, m, args[3])
 		return
 	}
 	if m.flags&fFailoverInProgress != 0 {

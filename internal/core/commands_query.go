@@ -140,9 +140,9 @@ var sentinelHelp = []string{
 	"    Check if the current Sentinel configuration is able to reach the quorum",
 	"    needed to failover a master and the majority needed to authorize the",
 	"    failover.",
-	"CONFIG SET <param> <value>",
+	"CONFIG SET param value [param value ...]", // Redis 7.2+ text
 	"    Set a global Sentinel configuration parameter.",
-	"CONFIG GET <param>",
+	"CONFIG GET <param> [param param param ...]",
 	"    Get global Sentinel configuration parameter.",
 	"DEBUG [<param> <value> ...]",
 	"    Show a list of configurable time parameters and their values (milliseconds).",

@@ -120,10 +120,16 @@ func (s *Sentinel) cmdSet(id uint64, args []string) {
 				return
 			}
 			ms.renames = setRename(ms.renames, from, to)
-		case opt == "master-reboot-down-after-period" && moreargs > 0:
+		case (opt == "master-reboot-down-after-period" || opt == "primary-reboot-down-after-period") && moreargs > 0:
 			ll, ok := positive(0)
 			if !ok {
 				return
+			}
+			if ms.rebootDownAfter == 0 && ll != 0 {
+				ms.rebootOption = "" // the name that makes the period non-zero sticks
+				if opt == "primary-reboot-down-after-period" {
+					ms.rebootOption = opt
+				}
 			}
 			ms.rebootDownAfter = ll
 		default:

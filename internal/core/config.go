@@ -59,6 +59,12 @@ type MasterConfig struct {
 	// leader name: with an empty Leader the vote still counts as given).
 	LeaderEpoch uint64
 	Leader      string
+	// RebootOption is "primary-reboot-down-after-period" when the reboot
+	// period was set under Valkey 8's name, else "" (Redis'
+	// master-reboot-down-after-period). The name is fixed when the period
+	// first becomes non-zero, so that a rewrite keeps the file loadable by
+	// the implementation that wrote it.
+	RebootOption string
 
 	KnownReplicas  []Addr
 	KnownSentinels []KnownSentinel
@@ -85,6 +91,9 @@ type State struct {
 	SentinelUser        string
 	SentinelPass        string
 	Masters             []MasterConfig
+	// LogLevel is the server loglevel (SENTINEL CONFIG loglevel, Redis
+	// 7.2); "" means notice.
+	LogLevel string
 }
 
 // Config is everything the algorithm needs from sentinel.conf and the

@@ -110,6 +110,10 @@ func (s *Sentinel) failoverSelectSlave(m *instance) {
 }
 
 func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
+	if m.m.newer.coordinated {
+		s.failoverSendFailover(m) // coordinated.go
+		return
+	}
 	r := m.m.promoted
 	if r.link.disconnected() || !r.connUp(false) {
 		if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
@@ -140,6 +144,7 @@ func (s *Sentinel) infoAfterSlaveOf(r *instance) {
 }
 
 func (s *Sentinel) failoverWaitPromotion(m *instance) {
+	s.coordinatedPoll(m)
 	if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
 		s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
 		s.abortFailover(m)
@@ -225,6 +230,7 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 func (s *Sentinel) abortFailover(m *instance) {
 	ms := m.m
 	m.flags &^= fFailoverInProgress | fForceFailover
+	ms.newer = masterNewer{}
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = s.now
 	if ms.promoted != nil {
@@ -268,12 +274,17 @@ func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
 	}
 	cmds := [][]string{
 		{s.mapCmd(r, "MULTI")},
+	}
+	if failoverOngoing(r) { // a stuck FAILOVER on the node blocks SLAVEOF (Valkey 9 #2780)
+		cmds = append(cmds, []string{s.mapCmd(r, "FAILOVER"), "ABORT"})
+	}
+	cmds = append(cmds, [][]string{
 		{s.mapCmd(r, "SLAVEOF"), host, port},
 		{s.mapCmd(r, "CONFIG"), "REWRITE"},
 		{s.mapCmd(r, "CLIENT"), "KILL", "TYPE", "normal"},
 		{s.mapCmd(r, "CLIENT"), "KILL", "TYPE", "pubsub"},
 		{s.mapCmd(r, "EXEC")},
-	}
+	}...)
 	for _, c := range cmds {
 		snd, ok := s.newSend(r, false, cmdDiscard, c...)
 		if !ok {
@@ -319,6 +330,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	s.closeConn(m.link, true)
 	m.flags &= fMaster
 	ms.leader = ""
+	ms.newer = masterNewer{} // coordinated.go
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = 0
 	ms.failoverStartTime = 0

@@ -166,7 +166,7 @@ func (s *Sentinel) currentMasterAddr(m *instance) Addr {
 // the epoch is persisted.
 func (s *Sentinel) sendHello(i *instance) bool {
 	m := i.masterOf()
-	if i.link.disconnected() {
+	if i.link.disconnected() || s.holdHello(i) {
 		return false
 	}
 	ip := s.announceIP

@@ -257,6 +257,9 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 		m.m.failoverStateChange = s.now
 		s.markDirty()
 		s.event(LevelWarning, "+promoted-slave", i, s.at(i))
+		if m.m.newer.coordinated {
+			s.coordinatedPromoted(m, i) // coordinated.go
+		}
 		if s.simFlags&simCrashAfterPromotion != 0 {
 			s.simulatedCrash("crash-after-promotion")
 			return

@@ -20,6 +20,7 @@ func (s *Sentinel) infoSection(now Millis) string {
 	fmt.Fprintf(&b, "sentinel_masters:%d\r\n", len(s.masters))
 	fmt.Fprintf(&b, "sentinel_tilt:%d\r\n", tilt)
 	fmt.Fprintf(&b, "sentinel_tilt_since_seconds:%d\r\n", tiltSince)
+	fmt.Fprintf(&b, "sentinel_total_tilt:%d\r\n", s.newer.totalTilt) // Valkey 9
 	fmt.Fprintf(&b, "sentinel_running_scripts:%d\r\n", s.scripts.running)
 	fmt.Fprintf(&b, "sentinel_scripts_queue_length:%d\r\n", len(s.scripts.jobs))
 	fmt.Fprintf(&b, "sentinel_simulate_failure_flags:%d\r\n", s.simFlags)

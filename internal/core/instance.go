@@ -75,6 +75,8 @@ type masterState struct {
 	failoverTimeout      Millis
 	parallelSyncs        int
 	rebootDownAfter      Millis
+	rebootOption         string      // see MasterConfig.RebootOption
+	newer                masterNewer // coordinated failover (coordinated.go)
 	notificationScript   string
 	clientReconfigScript string
 	authUser             string
@@ -176,6 +178,10 @@ func (i *instance) flagsString() string {
 	add(fReconfInprog, "reconf_inprog")
 	add(fReconfDone, "reconf_done")
 	add(fForceFailover, "force_failover")
+	if i.m != nil && i.m.newer.coordinated {
+		b = append(b, "coordinated_failover") // Valkey 9
+	}
 	add(fScriptKillSent, "script_kill_sent")
+	add(fMasterReboot, "master_reboot") // shown since Redis 7.2
 	return strings.Join(b, ",")
 }

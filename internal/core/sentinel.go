@@ -54,6 +54,7 @@ type Sentinel struct {
 	tiltStart Millis
 	simFlags  simFailure
 
+	newer   newerState // Redis 7.2+ / Valkey state (newer.go)
 	out     []Effect
 	persist persistState
 	scripts scriptQueue
@@ -79,6 +80,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 		denyScripts:       cfg.DenyScriptsReconfig,
 		sentinelUser:      cfg.SentinelUser,
 		sentinelPass:      cfg.SentinelPass,
+		newer:             newerState{logLevel: cfg.LogLevel},
 		port:              cfg.Port,
 		requirePass:       cfg.RequirePass,
 		executable:        cfg.Executable,
@@ -173,6 +175,7 @@ func (s *Sentinel) loadMaster(mc *MasterConfig) error {
 		ms.parallelSyncs = mc.ParallelSyncs
 	}
 	ms.rebootDownAfter = mc.MasterRebootDownAfterPeriod
+	ms.rebootOption = mc.RebootOption
 	ms.notificationScript = mc.NotificationScript
 	ms.clientReconfigScript = mc.ClientReconfigScript
 	ms.authUser = mc.AuthUser

@@ -16,6 +16,7 @@ func (s *Sentinel) snapshot() State {
 		DenyScriptsReconfig: s.denyScripts,
 		SentinelUser:        s.sentinelUser,
 		SentinelPass:        s.sentinelPass,
+		LogLevel:            s.logLevel(),
 	}
 	for _, m := range s.sortedMasters() {
 		ms := m.m
@@ -36,6 +37,7 @@ func (s *Sentinel) snapshot() State {
 			ConfigEpoch:                 ms.configEpoch,
 			LeaderEpoch:                 ms.leaderEpoch,
 			Leader:                      ms.leader,
+			RebootOption:                ms.rebootOption,
 		}
 		for _, r := range m.sortedReplicas() {
 			a := r.addr

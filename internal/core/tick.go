@@ -32,6 +32,7 @@ func (s *Sentinel) checkTilt() {
 	if delta < 0 || delta > s.timing.TiltTrigger {
 		s.tilt = true
 		s.tiltStart = s.now
+		s.newer.totalTilt++
 		s.event(LevelWarning, "+tilt", nil, "#tilt mode entered")
 	}
 	s.prevTick = s.now

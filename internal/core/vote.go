@@ -92,7 +92,7 @@ func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
 func (s *Sentinel) askMasterState(m *instance, forced bool) {
 	for _, si := range m.sortedSentinels() {
 		s.expireMasterDownReply(si)
-		if m.flags&fSDown == 0 || si.link.disconnected() {
+		if (m.flags&fSDown == 0 && !m.m.newer.coordinated) || si.link.disconnected() {
 			continue
 		}
 		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.askPeriodFor(m, si)) {

@@ -21,16 +21,19 @@ var ErrNoMaster = errors.New("no sentinel returned an address for the master")
 
 // DrillOptions configures a failover drill.
 type DrillOptions struct {
-	Conn     *ConnOptions
-	Master   string
-	Kill     bool          // kill the master process instead of SENTINEL FAILOVER
-	PID      int           // with Kill: this PID instead of the one found by port
-	KillFunc func() error  // with Kill: custom kill (demo: its own child process)
-	Timeout  time.Duration // wait this long for +switch-master (default 60 s)
-	Settle   time.Duration // keep writing this long after the first ok write after the switch (default 1 s)
-	Interval time.Duration // between writes (default 1 ms)
-	Progress io.Writer     // progress lines (nil: none)
-	MaxLost  int           // fail the drill when more acknowledged writes are lost (-1: never)
+	Conn   *ConnOptions
+	Master string
+	Kill   bool // kill the master process instead of SENTINEL FAILOVER
+	// Coordinated sends SENTINEL FAILOVER <master> COORDINATED (Valkey 9
+	// semantics, gosentinel): the primary hands over with FAILOVER TO.
+	Coordinated bool
+	PID         int           // with Kill: this PID instead of the one found by port
+	KillFunc    func() error  // with Kill: custom kill (demo: its own child process)
+	Timeout     time.Duration // wait this long for +switch-master (default 60 s)
+	Settle      time.Duration // keep writing this long after the first ok write after the switch (default 1 s)
+	Interval    time.Duration // between writes (default 1 ms)
+	Progress    io.Writer     // progress lines (nil: none)
+	MaxLost     int           // fail the drill when more acknowledged writes are lost (-1: never)
 	// NewClient builds the client the writes go through (default:
 	// DefaultClientFactory).
 	NewClient ClientFactory
@@ -89,6 +92,8 @@ func RunDrill(ctx context.Context, d DrillOptions) (*DrillReport, error) {
 	rep := &DrillReport{Master: d.Master, Mode: "sentinel-failover", SdownMs: -1, OdownMs: -1, SwitchMs: -1, PoolFlushes: -1, Problems: []string{}}
 	if d.Kill {
 		rep.Mode = "kill"
+	} else if d.Coordinated {
+		rep.Mode = "sentinel-failover-coordinated"
 	}
 	before, err := ResolveMaster(ctx, o, d.Master)
 	if err != nil {
@@ -239,7 +244,11 @@ func (d *DrillOptions) defaults() {
 func (d *DrillOptions) killer(before string, rep *DrillReport) (func(context.Context) error, error) {
 	if !d.Kill {
 		return func(ctx context.Context) error {
-			via, err := SentinelFailover(ctx, d.Conn, d.Master)
+			var opts []string
+			if d.Coordinated {
+				opts = append(opts, "COORDINATED")
+			}
+			via, err := SentinelFailover(ctx, d.Conn, d.Master, opts...)
 			rep.TriggeredVia = via
 			return err
 		}, nil

@@ -33,9 +33,10 @@ func ResolveMaster(ctx context.Context, o *ConnOptions, name string) (string, er
 	return "", fmt.Errorf("resolve %s: %w (%s)", name, ErrNoMaster, strings.Join(errs, "; "))
 }
 
-// SentinelFailover sends SENTINEL FAILOVER to the sentinels in order until
-// one accepts, and returns the address of the one that did.
-func SentinelFailover(ctx context.Context, o *ConnOptions, name string) (string, error) {
+// SentinelFailover sends SENTINEL FAILOVER (with opts, e.g. COORDINATED)
+// to the sentinels in order until one accepts, and returns the address of
+// the one that did.
+func SentinelFailover(ctx context.Context, o *ConnOptions, name string, opts ...string) (string, error) {
 	addrs, err := o.sentinels()
 	if err != nil {
 		return "", err
@@ -46,7 +47,11 @@ func SentinelFailover(ctx context.Context, o *ConnOptions, name string) (string,
 		if err != nil {
 			return "", err
 		}
-		err = c.Do(ctx, "SENTINEL", "FAILOVER", name).Err()
+		args := []any{"SENTINEL", "FAILOVER", name}
+		for _, x := range opts {
+			args = append(args, x)
+		}
+		err = c.Do(ctx, args...).Err()
 		c.Close()
 		if err == nil {
 			return a, nil
@@ -57,5 +62,5 @@ func SentinelFailover(ctx context.Context, o *ConnOptions, name string) (string,
 			break
 		}
 	}
-	return "", fmt.Errorf("SENTINEL FAILOVER %s refused: %s", name, strings.Join(errs, "; "))
+	return "", fmt.Errorf("SENTINEL FAILOVER %s %s refused: %s", name, strings.Join(opts, " "), strings.Join(errs, "; "))
 }

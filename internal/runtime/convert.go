@@ -27,6 +27,7 @@ func coreConfig(c *config.Config, timing core.Timing) core.Config {
 			DenyScriptsReconfig: s.DenyScriptsReconfig,
 			SentinelUser:        s.SentinelUser,
 			SentinelPass:        s.SentinelPass,
+			LogLevel:            c.Server.LogLevel,
 		},
 		Port:        c.Server.Port,
 		RequirePass: c.Server.RequirePass,
@@ -48,6 +49,7 @@ func coreConfig(c *config.Config, timing core.Timing) core.Config {
 			FailoverTimeout:             m.FailoverTimeoutMillis,
 			ParallelSyncs:               m.ParallelSyncs,
 			MasterRebootDownAfterPeriod: m.MasterRebootDownAfterMillis,
+			RebootOption:                m.RebootOption,
 			NotificationScript:          m.NotificationScript,
 			ClientReconfigScript:        m.ClientReconfigScript,
 			AuthUser:                    m.AuthUser,
@@ -120,6 +122,9 @@ func applyState(c *config.Config, st core.State) {
 	s.DenyScriptsReconfig = st.DenyScriptsReconfig
 	s.SentinelUser = st.SentinelUser
 	s.SentinelPass = st.SentinelPass
+	if st.LogLevel != "" {
+		c.Server.LogLevel = st.LogLevel // SENTINEL CONFIG SET loglevel (Redis 7.2)
+	}
 
 	byName := make(map[string]core.MasterConfig, len(st.Masters))
 	for _, m := range st.Masters {
@@ -159,6 +164,7 @@ func configMaster(m core.MasterConfig, announceHostnames bool) *config.Master {
 		AuthUser:                    m.AuthUser,
 		AuthPass:                    m.AuthPass,
 		MasterRebootDownAfterMillis: m.MasterRebootDownAfterPeriod,
+		RebootOption:                m.RebootOption,
 		ConfigEpoch:                 m.ConfigEpoch,
 		LeaderEpoch:                 m.LeaderEpoch,
 	}

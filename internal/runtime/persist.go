@@ -20,6 +20,7 @@ func (r *Runtime) persister() {
 	for {
 		select {
 		case p := <-r.persists:
+			r.applyLogLevel(p.State.LogLevel)
 			err := r.writeConfig(base, p.State)
 			select {
 			case r.internal <- core.PersistDone{Seq: p.Seq, Err: err}:

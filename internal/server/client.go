@@ -55,6 +55,8 @@ type client struct {
 	softSince     time.Time // when out first exceeded the pub/sub soft limit
 	proto         int
 	name          string
+	libName       string // CLIENT SETINFO lib-name (Redis 7.2)
+	libVer        string // CLIENT SETINFO lib-ver
 	user          string
 	authenticated bool
 	lastCmd       string

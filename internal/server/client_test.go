@@ -26,7 +26,7 @@ func TestClientListLayout(t *testing.T) {
 	c := dial(t, addr)
 	c.do("CLIENT", "SETNAME", "probe")
 	line := c.do("CLIENT", "INFO").Str
-	re := regexp.MustCompile(`^id=\d+ addr=127\.0\.0\.1:\d+ laddr=127\.0\.0\.1:\d+ fd=\d+ name=probe age=\d+ idle=\d+ flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=\d+ qbuf-free=\d+ argv-mem=\d+ multi-mem=0 rbs=\d+ rbp=\d+ obl=\d+ oll=0 omem=0 tot-mem=\d+ events=r cmd=client\|info user=default redir=-1 resp=2\n$`)
+	re := regexp.MustCompile(`^id=\d+ addr=127\.0\.0\.1:\d+ laddr=127\.0\.0\.1:\d+ fd=\d+ name=probe age=\d+ idle=\d+ flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=\d+ qbuf-free=\d+ argv-mem=\d+ multi-mem=0 rbs=\d+ rbp=\d+ obl=\d+ oll=0 omem=0 tot-mem=\d+ events=r cmd=client\|info user=default redir=-1 resp=2 lib-name= lib-ver=\n$`)
 	if !re.MatchString(line) {
 		t.Fatalf("CLIENT INFO line has the wrong layout:\n%q", line)
 	}

@@ -104,6 +104,8 @@ func cmdClient(c *client, cmd *command, args [][]byte) {
 		c.name = n
 		c.mu.Unlock()
 		c.addReply([]byte("+OK\r\n"))
+	case "setinfo":
+		clientSetinfo(c, args)
 	case "info":
 		c.addValue(resp.Verbatim("txt", c.describe()+"\n"))
 	case "list":
@@ -195,11 +197,11 @@ func (c *client) describe() string {
 		flags = "P"
 	}
 	obl := len(c.out)
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=%d oll=0 omem=0 tot-mem=%d events=r cmd=%s user=%s redir=-1 resp=%d",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=%d oll=0 omem=0 tot-mem=%d events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.addr, c.laddr, c.fd, c.name,
 		int64(now.Sub(c.created)/time.Second), int64(now.Sub(c.lastActive)/time.Second),
 		flags, len(c.channels), len(c.patterns), 16384, obl, 16384+cap(c.out),
-		c.lastCmd, c.user, c.proto)
+		c.lastCmd, c.user, c.proto, c.libName, c.libVer)
 }
 
 // clientType returns "pubsub" or "normal".

@@ -47,8 +47,18 @@ var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "l
 	"string", "bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
 	"blocking", "dangerous", "connection", "transaction", "scripting"}
 
-// loadTable parses the embedded COMMAND INFO and COMMAND DOCS replies.
+// loadTable is the 7.0.15 table with the newer additions (newer_table.go).
 func loadTable() (*table, error) {
+	t, err := loadBaseTable()
+	if err != nil {
+		return nil, err
+	}
+	extendTable(t)
+	return t, nil
+}
+
+// loadBaseTable parses the embedded COMMAND INFO and COMMAND DOCS replies.
+func loadBaseTable() (*table, error) {
 	info, err := resp.NewReader(bytes.NewReader(commandsInfoRaw)).ReadValue()
 	if err != nil {
 		return nil, fmt.Errorf("server: parse embedded COMMAND INFO: %w", err)

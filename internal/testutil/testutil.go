@@ -192,6 +192,13 @@ func StartRedis(t TB, extra ...string) *Process {
 // master on its old address).
 func StartRedisOnPort(t TB, port int, extra ...string) *Process {
 	t.Helper()
+	return startDataNode(t, "redis-server", port, extra...)
+}
+
+// startDataNode starts bin (redis-server or valkey-server) like
+// StartRedisOnPort.
+func startDataNode(t TB, bin string, port int, extra ...string) *Process {
+	t.Helper()
 	dir, err := os.MkdirTemp(t.TempDir(), "redis-"+strconv.Itoa(port)+"-")
 	if err != nil {
 		t.Fatalf("testutil: %v", err)
@@ -211,7 +218,7 @@ func StartRedisOnPort(t TB, port int, extra ...string) *Process {
 	lines = append(lines, extra...)
 	conf := filepath.Join(dir, "redis.conf")
 	writeFile(t, conf, strings.Join(lines, "\n")+"\n")
-	p := start(t, "redis-server", Binary(t, "redis-server"), []string{conf}, dir, port)
+	p := start(t, bin, Binary(t, bin), []string{conf}, dir, port)
 	p.LogFile = filepath.Join(dir, "redis.log")
 	p.Conf = conf
 	return p

@@ -16,8 +16,9 @@ const OursBinEnv = "GOSENTINEL_CONFORMANCE_BIN"
 
 // realBin and oursBin are the two sentinel binaries compared.
 var (
-	realBin string
-	oursBin string
+	realBin   string
+	oursBin   string
+	valkeyBin string // valkey-sentinel 8.0.x, the newest implementation compared
 )
 
 func TestMain(m *testing.M) {
@@ -31,6 +32,9 @@ func run(m *testing.M) int {
 		return 0
 	}
 	realBin = p
+	if v, err := exec.LookPath("valkey-sentinel"); err == nil {
+		valkeyBin = v // tests needing it fail without it (newer_test.go)
+	}
 	if b := os.Getenv(OursBinEnv); b != "" {
 		oursBin = b
 		return m.Run()

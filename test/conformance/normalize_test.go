@@ -98,6 +98,9 @@ func (s *side) renderTo(b *strings.Builder, v resp.Value) {
 	case resp.KindBigNumber:
 		b.WriteString("(" + v.Str)
 	case resp.KindArray, resp.KindSet, resp.KindPush, resp.KindMap:
+		if s.hideNewer {
+			v = withoutLoglevel(v)
+		}
 		open := map[resp.Kind]string{resp.KindArray: "*[", resp.KindSet: "~[", resp.KindPush: ">[", resp.KindMap: "%{"}[v.Kind]
 		b.WriteString(open)
 		for i := 0; i < len(v.Elems); i++ {
@@ -120,6 +123,9 @@ func (s *side) renderTo(b *strings.Builder, v resp.Value) {
 // normBulk normalises a bulk string; an INFO text of a monitored
 // redis-server (INFO-CACHE) is reduced to its first line.
 func (s *side) normBulk(str string) string {
+	if s.hideNewer {
+		str = totalTilt.ReplaceAllString(str, "")
+	}
 	if strings.HasPrefix(str, "# Server\r\n") && strings.Contains(str, "redis_mode:standalone") {
 		return "<redis-server INFO>"
 	}

@@ -34,6 +34,8 @@ type spec struct {
 	// serverExtra, when set, is added to every redis-server's config
 	// (master and replicas), e.g. rename-command lines.
 	serverExtra []string
+	// valkeyNodes starts valkey-server data nodes instead of redis-server.
+	valkeyNodes bool
 	// files are written (mode 0755) into the sentinel's directory before
 	// it starts: scripts named by relative paths in the config.
 	files map[string]string
@@ -53,6 +55,9 @@ type side struct {
 	ports map[string]string
 	// password is sent with AUTH on the harness's own connections.
 	password string
+	// hideNewer drops from rendered replies what only Redis 7.2+/Valkey
+	// add (newer_test.go), for the comparisons with 7.0.15.
+	hideNewer bool
 }
 
 // sides returns the two implementations, real first.
@@ -90,6 +95,7 @@ func startPair(t *testing.T, sp spec) [2]*side {
 	var out [2]*side
 	for i, im := range sides() {
 		out[i] = startSide(t, sp, im[0], im[1])
+		out[i].hideNewer = true
 	}
 	return out
 }
@@ -98,6 +104,8 @@ func startSide(t *testing.T, sp spec, name, bin string) *side {
 	t.Helper()
 	s := &side{name: name, bin: bin, ports: map[string]string{}, password: sp.password}
 	switch {
+	case sp.valkeyNodes:
+		s.top = testutil.StartValkeyTopology(t, sp.replicas, sp.replicaExtra...)
 	case sp.authPass != "":
 		s.top = testutil.StartAuthTopology(t, sp.authPass, sp.replicas, sp.replicaExtra...)
 	case sp.serverExtra != nil:

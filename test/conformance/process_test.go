@@ -15,7 +15,7 @@ import (
 // with a relative config path, `dir ./data` and `logfile log.txt`.
 func relSide(t *testing.T, name, bin string) (*side, string) {
 	t.Helper()
-	s := &side{name: name, bin: bin, ports: map[string]string{}}
+	s := &side{name: name, bin: bin, ports: map[string]string{}, hideNewer: true}
 	s.top = testutil.StartTopology(t, 0)
 	s.port = testutil.FreePort(t)
 	root := t.TempDir()

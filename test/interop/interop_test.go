@@ -36,6 +36,7 @@ const master = "mym"
 // member describes one sentinel of a mixed deployment.
 type member struct {
 	gosentinel  bool
+	valkey      bool // valkey-sentinel instead of redis-sentinel (valkey_test.go)
 	quorum      int
 	downAfterMs int
 }
@@ -44,19 +45,35 @@ func (m member) kind() string {
 	if m.gosentinel {
 		return "gosentinel"
 	}
+	if m.valkey {
+		return "valkey-sentinel"
+	}
 	return "redis-sentinel"
 }
 
 // deployment is a master, 2 replicas and the sentinels of members.
 type deployment struct {
-	top       *testutil.Topology
-	members   []member
-	sentinels []*testutil.Process
+	top         *testutil.Topology
+	members     []member
+	sentinels   []*testutil.Process
+	valkeyNodes bool // valkey-server data nodes
 }
 
 func startDeployment(t *testing.T, members []member) *deployment {
 	t.Helper()
-	d := &deployment{top: testutil.StartTopology(t, 2), members: members}
+	return startDeploymentNodes(t, members, false)
+}
+
+// startDeploymentNodes is startDeployment, with valkey-server data nodes
+// when valkeyNodes is set.
+func startDeploymentNodes(t *testing.T, members []member, valkeyNodes bool) *deployment {
+	t.Helper()
+	d := &deployment{members: members, valkeyNodes: valkeyNodes}
+	if valkeyNodes {
+		d.top = testutil.StartValkeyTopology(t, 2)
+	} else {
+		d.top = testutil.StartTopology(t, 2)
+	}
 	t.Cleanup(func() { d.dumpEvents(t) }) // runs before the processes are killed
 	for _, mb := range members {
 		dir := t.TempDir()
@@ -69,7 +86,10 @@ func startDeployment(t *testing.T, members []member) *deployment {
 			t.Fatal(err)
 		}
 		bin := gosentinelBin
-		if !mb.gosentinel {
+		switch {
+		case mb.valkey && !mb.gosentinel:
+			bin = testutil.ValkeySentinelBin(t)
+		case !mb.gosentinel:
 			bin = testutil.Binary(t, "redis-sentinel")
 		}
 		d.sentinels = append(d.sentinels, testutil.StartSentinelConf(t, bin, conf, port, log))
@@ -182,7 +202,12 @@ func (d *deployment) dumpEvents(t *testing.T) {
 // turn it into a replica of the new one.
 func (d *deployment) oldMasterDemoted(t *testing.T, newAddr string) {
 	t.Helper()
-	old := testutil.StartRedisOnPort(t, d.top.Master.Port)
+	var old *testutil.Process
+	if d.valkeyNodes {
+		old = testutil.StartValkeyOnPort(t, d.top.Master.Port)
+	} else {
+		old = testutil.StartRedisOnPort(t, d.top.Master.Port)
+	}
 	testutil.WaitFor(t, 30*time.Second, "old master reconfigured as replica of "+newAddr, func() bool {
 		info, err := testutil.Info(old.Addr(), "replication")
 		_, port, _ := strings.Cut(newAddr, ":")
