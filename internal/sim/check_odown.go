@@ -25,6 +25,7 @@ type replyKey struct {
 type downReply struct {
 	responder int
 	master    string
+	addr      string // the master address asked about
 	down      bool
 }
 
@@ -38,6 +39,7 @@ type downKey struct {
 type downSeen struct {
 	at   int64
 	down bool
+	addr string
 }
 
 // noteDownReply registers a reply of responder p to an IS-MASTER-DOWN-BY-ADDR
@@ -57,7 +59,7 @@ func (c *checker) noteDownReply(w *World, p *sentinel, r reqRoute, v core.Value)
 		c.heard = map[downKey]downSeen{}
 	}
 	k := replyKey{r.c.owner.id, r.c.ownerInc, r.c.cid, r.s.tag}
-	c.inflight[k] = downReply{responder: p.id, master: name, down: v.Elems[0].Int == 1}
+	c.inflight[k] = downReply{responder: p.id, master: name, addr: r.args[2] + ":" + r.args[3], down: v.Elems[0].Int == 1}
 }
 
 // heardReply records that asker s processes a reply (called before Step).
@@ -68,7 +70,7 @@ func (c *checker) heardReply(s *sentinel, e core.Reply, local int64) {
 		return
 	}
 	delete(c.inflight, k)
-	c.heard[downKey{s.id, d.responder, d.master}] = downSeen{at: local, down: d.down}
+	c.heard[downKey{s.id, d.responder, d.master}] = downSeen{at: local, down: d.down, addr: d.addr}
 }
 
 // forgetHeard drops what a crashed sentinel had heard.

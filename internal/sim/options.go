@@ -81,6 +81,10 @@ type Options struct {
 	// failover must follow (redis #1309).
 	DoubleKill bool
 	HealPhase  int64 // fault-free phase at the end; liveness is checked at its end
+
+	// Scripts configures a notification and a client-reconfig script on
+	// every master (behaviour drawn per run, see scripts.go).
+	Scripts ScriptMode
 }
 
 // NewOptions expands a seed into options. The same seed always gives the
@@ -169,6 +173,7 @@ func NewOptions(seed uint64) Options {
 		o.Masters = 2
 	}
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
+	o.drawFeatures()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = 2*o.convergeBound() + 3*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
@@ -225,6 +230,7 @@ func (o Options) String() string {
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
 	f("manual-failover", o.ManualFailover)
 	f("double-kill", o.DoubleKill)
+	f("scripts", fmt.Sprintf("%d (max-runtime %d, retry-delay %d)", o.Scripts, t.ScriptMaxRuntime, t.ScriptRetryDelay))
 	return b.String()
 }
 
@@ -269,4 +275,17 @@ func (o Options) Validate() error {
 		return bad("phases %d/%d/%d", o.Warmup, o.FaultPhase, o.HealPhase)
 	}
 	return nil
+}
+
+// drawFeatures draws the options added after the first round of the
+// simulator from their own stream, so adding them did not change what the
+// fields above mean for an existing seed (and adding more later must not
+// change these: append new draws at the end, or use another stream).
+func (o *Options) drawFeatures() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0002))
+	if f.IntN(3) == 0 {
+		o.Scripts = ScriptsMixed
+		o.Timing.ScriptMaxRuntime = 500 + 250*int64(f.IntN(7))
+		o.Timing.ScriptRetryDelay = 100 + 100*int64(f.IntN(4))
+	}
 }

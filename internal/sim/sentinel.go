@@ -37,8 +37,10 @@ type sentinel struct {
 	lastJump int64        // virtual time of the last clock jump (S5 truth check skips it)
 	lastTick int64        // local time of the last Tick
 
-	startedAt int64         // virtual time of the last start
-	chk       sentinelCheck // invariant bookkeeping
+	startedAt int64                 // virtual time of the last start
+	chk       sentinelCheck         // invariant bookkeeping
+	truth     truth                 // what this incarnation sent and received (check_rules.go)
+	scripts   map[uint64]*simScript // script processes of this incarnation, by job id
 }
 
 // reqRoute says where the Respond of a Request goes.
@@ -79,6 +81,8 @@ func (w *World) startSentinel(s *sentinel) {
 		return
 	}
 	w.chk.restarted(w, s)
+	s.truth = newTruth(s.local(w.sch.now), w.sch.now)
+	s.scripts = nil
 	w.tracef("sentinel %d starts (incarnation %d, epoch on disk %d)", s.id, s.inc, s.disk.CurrentEpoch)
 	s.lastTick = s.local(w.sch.now)
 	w.step(s, core.Tick{})
@@ -153,6 +157,7 @@ func (w *World) step(s *sentinel, ev core.Event) {
 	case core.Reply:
 		w.chk.heardReply(s, e, now)
 	}
+	w.chk.beforeRules(w, s, ev, now)
 	effects := s.core.Step(now, ev)
 	if w.trace != nil {
 		w.tracef("s%d <- %s", s.id, describeEvent(ev))
@@ -170,11 +175,13 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		if w.trace != nil {
 			w.tracef("s%d -> %s", s.id, describeEffect(e))
 		}
+		w.recordEffect(s, e, now)
 		w.chk.effect(w, s, e)
 		w.execEffect(s, e)
 	}
 	if s.up && s.inc == inc {
 		w.chk.afterStep(w, s, full)
+		w.chk.afterRules(w, s, ev, now)
 	}
 }
 
@@ -205,10 +212,9 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 			w.flushSlots(r.c)
 		}
 	case core.RunScript:
-		inc := s.inc
-		w.sch.after(1, func() {
-			w.toSentinel(s, inc, core.ScriptDone{ID: e.ID, StartErr: errors.New("sim: scripts are not simulated")})
-		})
+		w.runScript(s, e)
+	case core.KillScript:
+		w.killScript(s, e)
 	case core.Exit:
 		w.crashSentinel(s)
 		w.scheduleRestart(s)

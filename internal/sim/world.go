@@ -40,6 +40,11 @@ type World struct {
 	// netDisturbed is, per node, the last time a partition, connection
 	// reset, stall or clock jump touched it (S6 judges only calm nodes).
 	netDisturbed []int64
+
+	nextPID int // pids of simulated scripts
+
+	renamedFrom map[string]string // rename-command: new name → original (upper case)
+	dns         map[string]string // simulated DNS: hostname → IP
 }
 
 // Result is the outcome of one seed.
@@ -165,6 +170,9 @@ func newWorld(o Options, trace bool) *World {
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
 				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+			if o.Scripts != ScriptsNone {
+				mc.NotificationScript, mc.ClientReconfigScript = notifyScript, reconfigScript
+			}
 			if o.PreconfiguredPeers {
 				for k, p := range w.sent {
 					if k != j {
