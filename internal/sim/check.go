@@ -35,7 +35,7 @@ type mepoch struct {
 }
 
 type voteKey struct {
-	sentinel int
+	sentinel int // identity (sentinel.ident): a lost config file makes a new one
 	master   string
 	epoch    uint64
 }
@@ -167,7 +167,7 @@ func (c *checker) restarted(w *World, s *sentinel) {
 func (c *checker) crashed(w *World, s *sentinel) {
 	for k, v := range c.votes {
 		m, _ := diskMaster(s.disk, k.master)
-		if k.sentinel == s.id && !v.revealed && m.LeaderEpoch < k.epoch {
+		if k.sentinel == s.ident() && !v.revealed && m.LeaderEpoch < k.epoch {
 			delete(c.votes, k)
 		}
 	}
@@ -180,7 +180,7 @@ func (c *checker) persisted(w *World, s *sentinel, st core.State) {}
 
 // recordVote registers that sentinel s voted for leader in (master, epoch) (S1).
 func (c *checker) recordVote(w *World, s *sentinel, master string, epoch uint64, leader string, revealed bool) {
-	k := voteKey{s.id, master, epoch}
+	k := voteKey{s.ident(), master, epoch}
 	if v, ok := c.votes[k]; ok {
 		if !strings.EqualFold(v.leader, leader) {
 			w.violate("S1", s, "voted for %s and for %s in epoch %d of %s", short(v.leader), short(leader), epoch, master)

@@ -195,8 +195,9 @@ func (c *checker) sdownTruth(w *World, s *sentinel, typ, a string, now int64) {
 // odownDue is D2 (reference §12: "ODOWN when votes ≥ quorum"): a master
 // that s has declared SDOWN, out of TILT, for which s processed down
 // answers from quorum−1 peers (about its current address, fresher than
-// 4×ask-period, under the 5×ask-period expiry) must be ODOWN by the next
-// tick.
+// 4×ask-period, under the 5×ask-period expiry, on a connection still open:
+// a peer object replaced since, e.g. by +sentinel-invalid-addr, took its
+// answer with it) must be ODOWN by the next tick.
 func (c *checker) odownDue(w *World, s *sentinel, name string, now int64, tilt bool) {
 	t := &s.truth
 	x := s.chk.mc(name)
@@ -206,7 +207,8 @@ func (c *checker) odownDue(w *World, s *sentinel, name string, now int64, tilt b
 	}
 	n := 1
 	for k, d := range c.heard {
-		if k.asker == s.id && k.master == name && d.down && now-d.at <= 4*c.opt.Timing.AskPeriod && d.addr == addrKey(x.addr) {
+		if k.asker == s.id && k.master == name && d.down && now-d.at <= 4*c.opt.Timing.AskPeriod && d.addr == addrKey(x.addr) &&
+			w.sent[k.responder].ident() == d.ident && !s.dead[d.conn] {
 			n++
 		}
 	}

@@ -25,6 +25,8 @@ type FaultWeights struct {
 	ClockJump      int // a sentinel's clock jumps forward or backward
 	PersistFailure int // a window where a sentinel's config writes fail
 	RogueReplicaof int // an operator runs REPLICAOF (or NO ONE) on a random instance
+	ConfigSet      int // an operator changes replica-priority or replica-announced of an instance
+	SentinelReset  int // a sentinel loses its config file and comes back with a new id (SENTINEL RESET * on the others at heal)
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -85,6 +87,12 @@ type Options struct {
 	// Scripts configures a notification and a client-reconfig script on
 	// every master (behaviour drawn per run, see scripts.go).
 	Scripts ScriptMode
+	// ManualSentinel picks the sentinel that gets SENTINEL FAILOVER.
+	ManualSentinel int
+
+	// Plan is the fault plan drawn from the seed (faults.go): the
+	// scenario, independent of what the core does.
+	Plan []Fault
 }
 
 // NewOptions expands a seed into options. The same seed always gives the
@@ -174,6 +182,7 @@ func NewOptions(seed uint64) Options {
 	}
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
 	o.drawFeatures()
+	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = 2*o.convergeBound() + 3*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
@@ -287,5 +296,12 @@ func (o *Options) drawFeatures() {
 		o.Scripts = ScriptsMixed
 		o.Timing.ScriptMaxRuntime = 500 + 250*int64(f.IntN(7))
 		o.Timing.ScriptRetryDelay = 100 + 100*int64(f.IntN(4))
+	}
+	o.ManualSentinel = f.IntN(o.Sentinels)
+	if f.IntN(3) == 0 {
+		o.Faults.ConfigSet = 1 + f.IntN(3)
+	}
+	if f.IntN(6) == 0 && !o.Misconfigured {
+		o.Faults.SentinelReset = 1
 	}
 }

@@ -38,6 +38,8 @@ type sentinel struct {
 	lastTick int64        // local time of the last Tick
 
 	startedAt int64                 // virtual time of the last start
+	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)
+	losses    int                   // config files lost: each gives a new identity
 	chk       sentinelCheck         // invariant bookkeeping
 	truth     truth                 // what this incarnation sent and received (check_rules.go)
 	scripts   map[uint64]*simScript // script processes of this incarnation, by job id
@@ -49,6 +51,9 @@ type reqRoute struct {
 	s    *slot
 	args []string
 	at   int64 // virtual time the request reached the core
+	// operator: the request of an operator's client (SENTINEL RESET),
+	// not the liveness driver's SENTINEL FAILOVER.
+	operator bool
 }
 
 func (s *sentinel) local(now int64) int64 { return now + s.clockOff }
@@ -201,6 +206,10 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 	case core.Respond:
 		if r, ok := s.reqs[e.ID]; ok {
 			delete(s.reqs, e.ID)
+			if r.operator {
+				w.operatorReply(s, r, e.Value)
+				return
+			}
 			if r.c == nil { // the liveness driver's own request
 				v := e.Value
 				w.live.manualReply = &v
@@ -283,7 +292,11 @@ func (w *World) flushSlots(c *conn) {
 
 // scheduleRestart brings s back after a while.
 func (w *World) scheduleRestart(s *sentinel) {
-	d := 200 + w.rng.Int64N(3*w.opt.DownAfter)
+	w.restartAfter(s, 200+w.rng.Int64N(3*w.opt.DownAfter))
+}
+
+// restartAfter brings s back after d ms.
+func (w *World) restartAfter(s *sentinel, d int64) {
 	inc := s.inc
 	w.sch.after(d, func() {
 		if !s.up && s.inc == inc {
@@ -305,3 +318,7 @@ func cloneState(st core.State) core.State {
 	}
 	return out
 }
+
+// ident is the identity of s for per-sentinel records (votes): a lost
+// config file makes a new sentinel at the same address.
+func (s *sentinel) ident() int { return s.id + 1000*s.losses }

@@ -186,6 +186,7 @@ func newWorld(o Options, trace bool) *World {
 			st.Masters = append(st.Masters, mc)
 		}
 		s.disk = st
+		s.template = cloneState(st)
 	}
 	n := m + o.Sentinels
 	w.blocked = make([][]bool, n)
