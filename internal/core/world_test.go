@@ -278,8 +278,26 @@ func (w *world) exec(s *tsent, e Effect) {
 		}
 	case RunScript:
 		w.logf("%s script %s %s", s.name, e.Path, strings.Join(e.Args, " "))
-		w.enqueue(s, ScriptDone{ID: e.ID})
+		// The script's name says how it behaves: .../exit1 and .../exit2
+		// exit with that code, .../hang runs until killed, .../slow runs
+		// for 1.5 s; anything else exits 0 at once.
+		switch {
+		case strings.HasSuffix(e.Path, "/exit1"):
+			w.enqueue(s, ScriptDone{ID: e.ID, ExitCode: 1})
+		case strings.HasSuffix(e.Path, "/exit2"):
+			w.enqueue(s, ScriptDone{ID: e.ID, ExitCode: 2})
+		case strings.HasSuffix(e.Path, "/hang"):
+		case strings.HasSuffix(e.Path, "/slow"):
+			lat := w.latency
+			w.latency = 1500
+			w.enqueue(s, ScriptDone{ID: e.ID})
+			w.latency = lat
+		default:
+			w.enqueue(s, ScriptDone{ID: e.ID})
+		}
 	case KillScript:
+		w.logf("%s kill script %d", s.name, e.ID)
+		w.enqueue(s, ScriptDone{ID: e.ID, Signal: 9})
 	case Exit:
 		w.logf("%s EXIT %d", s.name, e.Code)
 		w.crash(s)
