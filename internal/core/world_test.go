@@ -76,6 +76,10 @@ type reqOrigin struct {
 }
 
 type fakeRedis struct {
+	// renamed maps a rename-command name (upper case) to the original;
+	// hidden holds the originals that were renamed away.
+	renamed   map[string]string
+	hidden    map[string]bool
 	name      string
 	ip        string
 	port      int
@@ -376,6 +380,14 @@ func (w *world) deliverSend(s *tsent, c *fconn, e Send) {
 	}
 	reply := func(v Value) { w.enqueue(s, Reply{Link: c.link, Conn: c.id, Tag: e.Tag, Value: v}) }
 	cmd := strings.ToUpper(e.Args[0])
+	if orig, ok := r.renamed[cmd]; ok {
+		cmd = orig
+		e.Args = append([]string{orig}, e.Args[1:]...)
+	} else if r.hidden[cmd] {
+		w.logf("%s rejects renamed-away %s", r.name, cmd)
+		reply(ErrorValue("ERR unknown command '" + e.Args[0] + "'"))
+		return
+	}
 	if c.inTx && cmd != "EXEC" {
 		c.multi = append(c.multi, e.Args)
 		reply(Status("QUEUED"))
