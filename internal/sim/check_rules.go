@@ -21,7 +21,7 @@ var actsInTilt = map[string]bool{
 	"+sdown": true, "-sdown": true, "+odown": true, "-odown": true,
 	"+try-failover": true, "+elected-leader": true, "+selected-slave": true,
 	"+promoted-slave": true, "+convert-to-slave": true, "+fix-slave-config": true,
-	"+slave-reconf-sent": true, "+failover-end": true,
+	"+slave-reconf-sent": true, "+failover-end": true, "+failover-state-wait-promotion": true,
 }
 
 // beforeRules is called before s processes ev at local time now.
@@ -44,6 +44,14 @@ func (c *checker) beforeRules(w *World, s *sentinel, ev core.Event, now int64) {
 		}
 	case core.Request:
 		t.reqTilt[e.ID] = t.inTilt(now)
+		if len(e.Args) == 6 && strings.EqualFold(e.Args[1], "is-master-down-by-addr") {
+			port, _ := strconv.Atoi(e.Args[3])
+			asked := core.Addr{IP: e.Args[2], Port: port}
+			if name := w.masterAt(asked); name != "" {
+				x := s.chk.mc(name)
+				t.reqSDown[e.ID] = x.sdown && sameAddr(x.addr, asked)
+			}
+		}
 		if len(e.Args) == 3 && strings.EqualFold(e.Args[0], "PUBLISH") && e.Args[1] == core.HelloChannel {
 			t.heardHello(e.Args[2])
 		}

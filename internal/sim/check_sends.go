@@ -25,6 +25,13 @@ func (c *checker) respond(w *World, s *sentinel, e core.Respond) {
 	if v.Elems[0].Kind == core.KindInt && v.Elems[0].Int == 1 && tilt {
 		w.violate("T1", s, "is-master-down-by-addr answered 1 in TILT")
 	}
+	// D3 (§13: "Reply: `:1` if (not in TILT and master known and SDOWN)
+	// else `:0`"): a "down" answer needs our own +sdown of that address.
+	sd, known := s.truth.reqSDown[e.ID]
+	delete(s.truth.reqSDown, e.ID)
+	if v.Elems[0].Kind == core.KindInt && v.Elems[0].Int == 1 && known && !sd {
+		w.violate("D3", s, "is-master-down-by-addr about %s:%s answered 1 without its +sdown", r.args[2], r.args[3])
+	}
 	leader, epoch := v.Elems[1].Str, uint64(v.Elems[2].Int)
 	if leader == "*" {
 		return
@@ -77,9 +84,6 @@ func (c *checker) sendCheck(w *World, s *sentinel, e core.Send) {
 	case (cmd == "SLAVEOF" || cmd == "REPLICAOF") && len(a) == 3 && strings.EqualFold(a[1], "NO") && strings.EqualFold(a[2], "ONE"):
 		c.promotion(w, s, e)
 	case cmd == "SLAVEOF" || cmd == "REPLICAOF":
-		if now := s.local(w.sch.now); s.truth.inTilt(now) {
-			w.violate("T1", s, "SLAVEOF sent in TILT")
-		}
 		if cn := s.conns[e.Conn]; cn != nil && cn.target < len(w.inst) && len(a) == 3 {
 			c.demotion(w, s, w.inst[cn.target], a[1], a[2])
 		}

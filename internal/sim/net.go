@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gosentinel/gosentinel/internal/core"
 )
@@ -251,6 +252,11 @@ func (w *World) serve(c *conn, tag core.Tag, args []string) {
 		}
 		if in.paused {
 			in.backlog = append(in.backlog, func() { w.serve(c, tag, args) })
+			return
+		}
+		args, ok := w.renameIn(args)
+		if !ok {
+			w.reply(c, tag, core.ErrorValue(fmt.Sprintf("ERR unknown command '%s', with args beginning with: ", args[0])))
 			return
 		}
 		v := w.execute(in, c, args)

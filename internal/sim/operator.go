@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strings"
+
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
@@ -46,8 +48,8 @@ func (w *World) restoreConfig() {
 }
 
 // loseConfig crashes a sentinel and brings it back with a new myid and a
-// re-provisioned config file: the monitor lines, and a known-sentinel
-// line for every peer (as an operator rebuilding the file would write
+// re-provisioned config file: the monitor lines, the peers' current epoch,
+// and a known-sentinel line for every peer (as an operator rebuilding the file would write
 // them; without them a sentinel that knows no peer elects itself alone).
 // Its old identity is dropped by the peers when its first hello shows a
 // new runid at the same address (+sentinel-invalid-addr, reference §11).
@@ -59,7 +61,19 @@ func (w *World) loseConfig(f Fault) {
 	s.losses++
 	st := cloneState(s.template)
 	st.MyID = w.runID()
+	// Rebuilt from a peer's file (without its myid): the current epoch is
+	// the highest a peer has on disk. Any epoch the lost identity voted in
+	// is on the disk of the candidate that asked (S8), so the new identity
+	// can never vote a second time in it. A file rebuilt at epoch 0 could:
+	// two leaders in one epoch (seed 2975 at 1d45b35 showed it).
+	for _, p := range w.sent {
+		if p != s && p.disk.CurrentEpoch > st.CurrentEpoch {
+			st.CurrentEpoch = p.disk.CurrentEpoch
+		}
+	}
 	for i := range st.Masters {
+		// …and its leader-epoch lines: no vote in that epoch either.
+		st.Masters[i].Leader, st.Masters[i].LeaderEpoch = "", st.CurrentEpoch
 		st.Masters[i].KnownSentinels = nil
 		for _, p := range w.sent {
 			if p != s {
@@ -80,4 +94,31 @@ func (w *World) operatorReply(s *sentinel, r reqRoute, v core.Value) {
 		w.violate("L1", s, "operator command %q refused: -%s", r.args, v.Str)
 	}
 	w.tracef("s%d answers %q: %s", s.id, r.args, describeValue(v))
+}
+
+// renamedCommands are the commands a seed with RenameCommands renames on
+// its data nodes (not sent to sentinels, which take rename-command of
+// their master too, reference §19).
+var renamedCommands = []string{"INFO", "SLAVEOF", "CONFIG", "MULTI", "EXEC"}
+
+// renamedName is the rename-command target of c.
+func renamedName(c string) string { return "x-" + strings.ToLower(c) + "-9f" }
+
+// renameIn maps a command arriving at a data node through its
+// rename-command table: a renamed name becomes the original; an original
+// that was renamed away is unknown (ok false).
+func (w *World) renameIn(args []string) ([]string, bool) {
+	if w.renamedFrom == nil || len(args) == 0 {
+		return args, true
+	}
+	cmd := strings.ToUpper(args[0])
+	if orig, ok := w.renamedFrom[cmd]; ok {
+		return append([]string{orig}, args[1:]...), true
+	}
+	for _, c := range renamedCommands {
+		if cmd == c {
+			return args, false
+		}
+	}
+	return args, true
 }

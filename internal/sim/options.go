@@ -87,6 +87,10 @@ type Options struct {
 	// Scripts configures a notification and a client-reconfig script on
 	// every master (behaviour drawn per run, see scripts.go).
 	Scripts ScriptMode
+	// RenameCommands renames INFO, SLAVEOF, CONFIG, MULTI and EXEC on
+	// every data node (rename-command in their config, and in the
+	// sentinels'); the original names are rejected.
+	RenameCommands bool
 	// ManualSentinel picks the sentinel that gets SENTINEL FAILOVER.
 	ManualSentinel int
 
@@ -239,6 +243,9 @@ func (o Options) String() string {
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
 	f("manual-failover", o.ManualFailover)
 	f("double-kill", o.DoubleKill)
+	if o.RenameCommands {
+		f("rename-command", renamedCommands)
+	}
 	f("scripts", fmt.Sprintf("%d (max-runtime %d, retry-delay %d)", o.Scripts, t.ScriptMaxRuntime, t.ScriptRetryDelay))
 	return b.String()
 }
@@ -304,4 +311,5 @@ func (o *Options) drawFeatures() {
 	if f.IntN(6) == 0 && !o.Misconfigured {
 		o.Faults.SentinelReset = 1
 	}
+	o.RenameCommands = f.IntN(4) == 0
 }

@@ -24,7 +24,7 @@ type truth struct {
 	tickV     int64                      // virtual time of the last Tick step
 	prevTickV int64                      // virtual time of the last Tick before the current step
 	info      map[string]*infoSeen       // per address: the INFO replies processed
-	noOne     map[string]int64           // per address: SLAVEOF NO ONE sent at
+	noOne     map[string]int64           // per address: SLAVEOF NO ONE sent at (virtual time)
 	sdown     map[string]bool            // per "type addr": +sdown without -sdown
 	prevTick  int64                      // local time of the previous Tick
 	tilt      tiltTruth                  // TILT as the tick deltas demand it
@@ -34,6 +34,7 @@ type truth struct {
 	scripts   map[uint64]*scriptRun      // per script job id: runs seen
 	running   int                        // scripts started and not done
 	told      map[string]uint64          // per "master ip:port": highest config epoch a hello delivered announced
+	reqSDown  map[uint64]bool            // per request id: the asked master was SDOWN (D3) when processed
 	reqTilt   map[uint64]bool            // per request id: TILT in truth when the core processed it
 }
 
@@ -54,7 +55,7 @@ type sentCmd struct {
 type infoSeen struct {
 	at       int64  // local time of the last INFO reply
 	role     string // role: of the last INFO
-	masterAt int64  // local time of the last INFO with role:master
+	masterAt int64  // virtual time of the last INFO with role:master
 	prio     int    // slave_priority of the last INFO with role:slave
 	prioSeen bool   // some INFO with role:slave showed slave_priority
 	linkDown int64  // master_link_down_since_seconds × 1000 of the last INFO (0: none)
@@ -89,6 +90,7 @@ func newTruth(now, vnow int64) truth {
 		odownLag:  map[string]bool{},
 		scripts:   map[uint64]*scriptRun{},
 		reqTilt:   map[uint64]bool{},
+		reqSDown:  map[uint64]bool{},
 		told:      map[string]uint64{},
 	}
 }
@@ -118,7 +120,7 @@ func (w *World) recordEffect(s *sentinel, e core.Effect, now int64) {
 			name := w.unrename(strings.ToUpper(e.Args[0]))
 			t.cmd[e.Tag] = sentCmd{name: name, link: e.Link}
 			if name == "SLAVEOF" && len(e.Args) == 3 && strings.EqualFold(e.Args[1], "NO") {
-				t.noOne[t.linkAddr[e.Link]] = now
+				t.noOne[t.linkAddr[e.Link]] = w.sch.now // virtual: E2 is about order, and clocks jump
 			}
 		}
 	}
@@ -174,7 +176,7 @@ func (s *sentinel) recordReply(e core.Reply, now, vnow int64) {
 		}
 		in.role = role
 		if role == roleMaster {
-			in.masterAt = now
+			in.masterAt = vnow
 		}
 		if role == roleSlave && hasPrio {
 			in.prio, in.prioSeen = prio, true

@@ -122,6 +122,12 @@ func newWorld(o Options, trace bool) *World {
 		w.trace = &strings.Builder{}
 	}
 	w.chk.init(o)
+	if o.RenameCommands {
+		w.renamedFrom = map[string]string{}
+		for _, c := range renamedCommands {
+			w.renamedFrom[strings.ToUpper(renamedName(c))] = c
+		}
+	}
 	for g := 0; g < o.masterCount(); g++ {
 		name := MasterName
 		if g > 0 {
@@ -170,6 +176,11 @@ func newWorld(o Options, trace bool) *World {
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
 				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+			if o.RenameCommands {
+				for _, c := range renamedCommands {
+					mc.RenameCommands = append(mc.RenameCommands, core.Rename{From: c, To: renamedName(c)})
+				}
+			}
 			if o.Scripts != ScriptsNone {
 				mc.NotificationScript, mc.ClientReconfigScript = notifyScript, reconfigScript
 			}
