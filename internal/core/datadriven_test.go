@@ -159,6 +159,9 @@ func (w *world) do(t *testing.T, d directive) {
 		r := w.addRedis(d.kv["name"], d.int(t, "port", 0))
 		r.priority = d.int(t, "prio", 100)
 		r.offset = int64(d.int(t, "offset", 0))
+		if p, ok := d.kv["pass"]; ok {
+			r.passwords = strings.Split(p, ",")
+		}
 		for _, rn := range renames(d.kv["rename"]) {
 			if r.renamed == nil {
 				r.renamed, r.hidden = map[string]string{}, map[string]bool{}
@@ -189,6 +192,7 @@ func (w *world) do(t *testing.T, d directive) {
 				NotificationScript:   d.kv["notify"],
 				ClientReconfigScript: d.kv["reconfig"],
 				RenameCommands:       renames(d.kv["rename"]),
+				AuthPass:             d.kv["auth-pass"],
 			})
 		}
 		w.addSentinel(d.kv["name"], cfg.Port, cfg)
@@ -249,6 +253,9 @@ func (w *world) do(t *testing.T, d directive) {
 		w.drain()
 	case "set":
 		r := w.redisByName(t, d.args[0])
+		if p, ok := d.kv["pass"]; ok {
+			r.passwords = strings.Split(p, ",") // existing connections stay authenticated
+		}
 		r.priority = d.int(t, "prio", r.priority)
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
 	case "latency":

@@ -59,6 +59,7 @@ type fconn struct {
 	up     bool
 	multi  [][]string
 	inTx   bool
+	authed bool
 }
 
 type delivery struct {
@@ -80,6 +81,7 @@ type fakeRedis struct {
 	// hidden holds the originals that were renamed away.
 	renamed   map[string]string
 	hidden    map[string]bool
+	passwords []string // requirepass / ACL passwords (nil: none)
 	name      string
 	ip        string
 	port      int
@@ -386,6 +388,22 @@ func (w *world) deliverSend(s *tsent, c *fconn, e Send) {
 	} else if r.hidden[cmd] {
 		w.logf("%s rejects renamed-away %s", r.name, cmd)
 		reply(ErrorValue("ERR unknown command '" + e.Args[0] + "'"))
+		return
+	}
+	if cmd == "AUTH" && r.passwords != nil {
+		for _, p := range r.passwords {
+			if e.Args[len(e.Args)-1] == p {
+				c.authed = true
+				reply(Status("OK"))
+				return
+			}
+		}
+		w.logf("%s rejects AUTH %s", r.name, e.Args[len(e.Args)-1])
+		reply(ErrorValue("WRONGPASS invalid username-password pair or user is disabled."))
+		return
+	}
+	if r.passwords != nil && !c.authed {
+		reply(ErrorValue("NOAUTH Authentication required."))
 		return
 	}
 	if c.inTx && cmd != "EXEC" {

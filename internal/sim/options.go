@@ -26,7 +26,8 @@ type FaultWeights struct {
 	PersistFailure int // a window where a sentinel's config writes fail
 	RogueReplicaof int // an operator runs REPLICAOF (or NO ONE) on a random instance
 	ConfigSet      int // an operator changes replica-priority or replica-announced of an instance
-	SentinelReset  int // a sentinel loses its config file and comes back with a new id (SENTINEL RESET * on the others at heal)
+	SentinelReset  int // a sentinel loses its config file and comes back with a new id
+	AuthRotate     int // an operator rotates the data nodes' password (both valid meanwhile, SENTINEL SET auth-pass)
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -91,6 +92,9 @@ type Options struct {
 	// every data node (rename-command in their config, and in the
 	// sentinels'); the original names are rejected.
 	RenameCommands bool
+	// Auth makes every data node require a password (requirepass; the
+	// sentinels' auth-pass), rotated by the AuthRotate faults.
+	Auth bool
 	// ManualSentinel picks the sentinel that gets SENTINEL FAILOVER.
 	ManualSentinel int
 
@@ -239,12 +243,23 @@ func (o Options) String() string {
 	f("loading", o.LoadingTime)
 	f("repl rate/timeout", fmt.Sprintf("%d/%d", o.ReplRate, o.ReplTimeout))
 	f("phases", fmt.Sprintf("warmup %d, faults %d (mean gap %d), heal %d", o.Warmup, o.FaultPhase, o.FaultGap, o.HealPhase))
-	f("fault weights", fmt.Sprintf("%+v", o.Faults))
+	// Only the kinds in use: a kind added later (weight 0 in old seeds)
+	// does not change what an old seed prints, nor its fingerprint.
+	var ws []string
+	for k, x := range o.Faults.weights() {
+		if x != 0 {
+			ws = append(ws, fmt.Sprintf("%s:%d", FaultKind(k), x))
+		}
+	}
+	f("fault weights", strings.Join(ws, " "))
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
 	f("manual-failover", o.ManualFailover)
 	f("double-kill", o.DoubleKill)
 	if o.RenameCommands {
 		f("rename-command", renamedCommands)
+	}
+	if o.Auth {
+		f("auth", "requirepass on the data nodes, rotated by auth-rotation faults")
 	}
 	f("scripts", fmt.Sprintf("%d (max-runtime %d, retry-delay %d)", o.Scripts, t.ScriptMaxRuntime, t.ScriptRetryDelay))
 	return b.String()
@@ -312,4 +327,8 @@ func (o *Options) drawFeatures() {
 		o.Faults.SentinelReset = 1
 	}
 	o.RenameCommands = f.IntN(4) == 0
+	if f.IntN(4) == 0 {
+		o.Auth = true
+		o.Faults.AuthRotate = 1 + f.IntN(2)
+	}
 }

@@ -13,11 +13,11 @@ import (
 // replay an old report.
 func TestSeedNamesScenario(t *testing.T) {
 	for seed, want := range map[uint64]string{
-		1:    "00f6ef5ef30f153d",
-		2:    "7c7f68b6c449368a",
-		3:    "ed7f81e642de4df3",
-		42:   "a31a06a9c379823d",
-		1000: "74b7780d9ba94969",
+		1:    "63ca85aea17415e8",
+		2:    "3a4da3f356136b2e",
+		3:    "cd5c0e534d5707f0",
+		42:   "6f63ac9f031e0b95",
+		1000: "f815e154bc78f865",
 	} {
 		if got := NewOptions(seed).Fingerprint(); got != want {
 			t.Errorf("seed %d: scenario fingerprint %s, want %s (the seed → scenario expansion changed)", seed, got, want)

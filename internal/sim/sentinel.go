@@ -40,6 +40,7 @@ type sentinel struct {
 	startedAt int64                 // virtual time of the last start
 	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)
 	losses    int                   // config files lost: each gives a new identity
+	opPending bool                  // an operator's SENTINEL SET is not answered yet
 	chk       sentinelCheck         // invariant bookkeeping
 	truth     truth                 // what this incarnation sent and received (check_rules.go)
 	scripts   map[uint64]*simScript // script processes of this incarnation, by job id
@@ -77,6 +78,7 @@ func (w *World) startSentinel(s *sentinel) {
 	s.conns = map[core.ConnID]*conn{}
 	s.dead = map[core.ConnID]bool{}
 	s.reqs = map[uint64]reqRoute{}
+	s.opPending = false
 	s.inbox = nil
 	s.stallTo = 0
 	s.startedAt = w.sch.now

@@ -44,6 +44,8 @@ type World struct {
 	nextPID int // pids of simulated scripts
 
 	renamedFrom map[string]string // rename-command: new name → original (upper case)
+	passGen     int               // current password generation (Auth)
+	rotating    bool              // a password rotation is in progress
 	dns         map[string]string // simulated DNS: hostname → IP
 }
 
@@ -155,6 +157,9 @@ func newWorld(o Options, trace bool) *World {
 				in.priority, in.announced = o.Priority[k-1], o.Announced[k-1]
 			}
 			in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+			if o.Auth {
+				in.passwords = []string{password(0)}
+			}
 			w.inst = append(w.inst, in)
 		}
 	}
@@ -176,6 +181,9 @@ func newWorld(o Options, trace bool) *World {
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
 				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+			if o.Auth {
+				mc.AuthPass = password(0)
+			}
 			if o.RenameCommands {
 				for _, c := range renamedCommands {
 					mc.RenameCommands = append(mc.RenameCommands, core.Rename{From: c, To: renamedName(c)})
