@@ -147,12 +147,6 @@ var mutants = []mutant{
 		New:  "if inProgress >= ms.parallelSyncs-1 {",
 	},
 	{
-		Name: "replica-priority read from a stale INFO (only the first)",
-		File: "info.go",
-		Old:  "\t\tif r.hasPriority {\n",
-		New:  "\t\tif r.hasPriority && !i.priorityKnown {\n",
-	},
-	{
 		Name: "replica eligible with an old INFO",
 		File: "select.go",
 		Old:  "case c.infoAge > infoValidity:",
@@ -211,11 +205,5 @@ var mutants = []mutant{
 		File: "scripts.go",
 		Old:  "s.now-j.startTime > s.timing.ScriptMaxRuntime {",
 		New:  "s.now-j.startTime > 2*s.timing.ScriptMaxRuntime {",
-	},
-	{
-		Name: "one script more than the running limit",
-		File: "scripts.go",
-		Old:  "if q.running >= ScriptMaxRunning {",
-		New:  "if q.running > ScriptMaxRunning {",
 	},
 }
