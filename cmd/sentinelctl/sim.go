@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,9 @@ type simFlags struct {
 	workers int
 	verbose bool
 	ignore  []string
+	plan    bool
+	save    string // --save-scenario: write the scenario of --seed as JSON
+	load    string // --scenario: replay a scenario saved by --save-scenario
 }
 
 func newSimCmd() *cobra.Command {
@@ -32,6 +36,15 @@ func newSimCmd() *cobra.Command {
 
   sentinelctl sim --seeds N [--start S]   run seeds S…S+N-1 in parallel
   sentinelctl sim --seed S --trace        replay one seed: options and full trace
+  sentinelctl sim --seed S --plan         print the seed's scenario (options + fault plan)
+  sentinelctl sim --seed S --save-scenario f.json   …and write it to a file
+  sentinelctl sim --scenario f.json [--trace]       replay a saved scenario
+
+A seed names a scenario: the topology, timings and the fault plan (what
+fails, when, for how long) are drawn from the seed alone, before the run,
+so the same seed means the same scenario after any change to the core; a
+violation report prints the scenario's fingerprint. A saved scenario
+replays exactly even if the option expansion itself changes later.
 
 Each seed expands into printed options (sentinels, quorum, replicas, timings,
 fault mix), runs a fault phase then a healed phase, and checks the safety
@@ -39,7 +52,7 @@ invariants S1–S9 after every step and liveness L1–L4 at the end. The last
 line is "N seeds, F failovers, V violations"; the exit status is 1 when V > 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("seed") {
+			if cmd.Flags().Changed("seed") || f.load != "" {
 				return runOneSeed(cmd.OutOrStdout(), f)
 			}
 			return runSeeds(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -53,14 +66,39 @@ line is "N seeds, F failovers, V violations"; the exit status is 1 when V > 0.`,
 	fl.IntVar(&f.workers, "workers", 0, "parallel workers (0: one per CPU)")
 	fl.StringSliceVar(&f.ignore, "ignore", nil, "invariants not to report (e.g. S8,L1; S5/text: only S5 checks whose message contains text), to look past known findings")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print one line per seed and the run rate on stderr")
+	fl.BoolVar(&f.plan, "plan", false, "with --seed: print the scenario (options and fault plan)")
+	fl.StringVar(&f.save, "save-scenario", "", "with --seed: write the scenario to this JSON file")
+	fl.StringVar(&f.load, "scenario", "", "replay the scenario saved in this JSON file (instead of --seed)")
 	return cmd
 }
 
 // runOneSeed replays a single seed.
 func runOneSeed(out io.Writer, f simFlags) error {
-	res := sim.RunOptions(sim.NewOptions(f.seed), sim.Config{Trace: f.trace, Ignore: f.ignore})
+	o := sim.NewOptions(f.seed)
+	if f.load != "" {
+		b, err := os.ReadFile(f.load)
+		if err != nil {
+			return fmt.Errorf("read scenario: %w", err)
+		}
+		if o, err = sim.LoadScenario(b); err != nil {
+			return fmt.Errorf("scenario %s: %w", f.load, err)
+		}
+	}
+	if f.save != "" {
+		b, err := sim.SaveScenario(o)
+		if err != nil {
+			return fmt.Errorf("save scenario: %w", err)
+		}
+		if err := os.WriteFile(f.save, b, 0o644); err != nil {
+			return fmt.Errorf("save scenario: %w", err)
+		}
+	}
+	if f.plan || f.trace {
+		fmt.Fprint(out, o.String())
+		fmt.Fprint(out, o.PlanString())
+	}
+	res := sim.RunOptions(o, sim.Config{Trace: f.trace, Ignore: f.ignore})
 	if f.trace {
-		fmt.Fprint(out, res.Options.String())
 		fmt.Fprint(out, res.Trace)
 	}
 	printViolations(out, res)
@@ -103,5 +141,6 @@ func printViolations(out io.Writer, r sim.Result) {
 	for _, v := range r.Violations {
 		fmt.Fprintln(out, v.String())
 		fmt.Fprintf(out, "  replay: sentinelctl sim --seed %d --trace\n", r.Seed)
+		fmt.Fprintf(out, "  scenario: %s (%d faults; sentinelctl sim --seed %d --plan)\n", r.Options.Fingerprint(), len(r.Options.Plan), r.Seed)
 	}
 }

@@ -66,7 +66,8 @@ func TestPrintViolationsGivesReplayCommand(t *testing.T) {
 	r := sim.Result{Seed: 77, Violations: []sim.Violation{{Seed: 77, Time: 1234, Invariant: "S2", Sentinel: 1, Detail: "two leaders"}}}
 	var b bytes.Buffer
 	printViolations(&b, r)
-	want := "seed 77: S2 violated at 1234ms sentinel 1: two leaders\n  replay: sentinelctl sim --seed 77 --trace\n"
+	want := "seed 77: S2 violated at 1234ms sentinel 1: two leaders\n  replay: sentinelctl sim --seed 77 --trace\n" +
+		"  scenario: " + r.Options.Fingerprint() + " (0 faults; sentinelctl sim --seed 77 --plan)\n"
 	if b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}

@@ -159,6 +159,16 @@ func (w *world) do(t *testing.T, d directive) {
 		r := w.addRedis(d.kv["name"], d.int(t, "port", 0))
 		r.priority = d.int(t, "prio", 100)
 		r.offset = int64(d.int(t, "offset", 0))
+		if p, ok := d.kv["pass"]; ok {
+			r.passwords = strings.Split(p, ",")
+		}
+		for _, rn := range renames(d.kv["rename"]) {
+			if r.renamed == nil {
+				r.renamed, r.hidden = map[string]string{}, map[string]bool{}
+			}
+			r.renamed[strings.ToUpper(rn.To)] = strings.ToUpper(rn.From)
+			r.hidden[strings.ToUpper(rn.From)] = true
+		}
 		if of, ok := d.kv["of"]; ok {
 			m := w.redisByName(t, of)
 			r.master, r.ofHost, r.ofPort = false, m.ip, m.port
@@ -181,6 +191,8 @@ func (w *world) do(t *testing.T, d directive) {
 				ParallelSyncs:        d.int(t, "parallel-syncs", 1),
 				NotificationScript:   d.kv["notify"],
 				ClientReconfigScript: d.kv["reconfig"],
+				RenameCommands:       renames(d.kv["rename"]),
+				AuthPass:             d.kv["auth-pass"],
 			})
 		}
 		w.addSentinel(d.kv["name"], cfg.Port, cfg)
@@ -241,6 +253,9 @@ func (w *world) do(t *testing.T, d directive) {
 		w.drain()
 	case "set":
 		r := w.redisByName(t, d.args[0])
+		if p, ok := d.kv["pass"]; ok {
+			r.passwords = strings.Split(p, ",") // existing connections stay authenticated
+		}
 		r.priority = d.int(t, "prio", r.priority)
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
 	case "latency":
@@ -296,4 +311,15 @@ func short(id string) string {
 		return "-"
 	}
 	return id
+}
+
+// renames parses rename=FROM:to,FROM2:to2 (rename-command lines).
+func renames(v string) []Rename {
+	var out []Rename
+	for _, p := range strings.Split(v, ",") {
+		if from, to, ok := strings.Cut(p, ":"); ok {
+			out = append(out, Rename{From: from, To: to})
+		}
+	}
+	return out
 }

@@ -104,6 +104,10 @@ func (s *Sentinel) failoverSelectSlave(m *instance) {
 	s.event(LevelWarning, "+selected-slave", r, s.at(r))
 	r.flags |= fPromoted
 	m.m.promoted = r
+	m.m.noOneAfter = 0
+	if s.unpersisted() {
+		m.m.noOneAfter = s.persist.needSeq
+	}
 	m.m.failoverState = FailoverSendSlaveofNoOne
 	m.m.failoverStateChange = s.now
 	s.event(LevelNotice, "+failover-state-send-slaveof-noone", r, s.at(r))
@@ -115,7 +119,13 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 		return
 	}
 	r := m.m.promoted
-	if r.link.disconnected() || !r.connUp(false) {
+	// SLAVEOF NO ONE reveals the failover epoch: it waits here until the
+	// election is on disk and is then sent at once, never held. A held
+	// one would be dropped by a failed Persist while the state machine
+	// waited for a promotion nobody asked for, and took any instance of
+	// that address reporting role:master (a restarted old master with
+	// its own dataset) as promoted (sim E2, FINDINGS F6).
+	if r.link.disconnected() || !r.connUp(false) || s.persist.doneSeq < m.m.noOneAfter {
 		if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
 			s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
 			s.abortFailover(m)
@@ -263,7 +273,8 @@ func (s *Sentinel) supersedeFailover(m *instance, configEpoch uint64) {
 // sendSlaveOf sends the reconfiguration transaction (sentinelSendSlaveOf):
 // MULTI, SLAVEOF host port (or NO ONE when to is nil), CONFIG REWRITE,
 // CLIENT KILL TYPE normal, CLIENT KILL TYPE pubsub, EXEC. SLAVEOF NO ONE
-// follows an election, so it is held until our vote is persisted.
+// follows an election: its caller waits until the election is persisted,
+// so it is sent at once; the others are held while anything is unpersisted.
 func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
 	if !r.connUp(false) || r.link.disconnected() {
 		return false
@@ -290,7 +301,11 @@ func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
 		if !ok {
 			return false
 		}
-		s.revealSend(snd)
+		if to == nil {
+			s.emit(snd) // failoverSendSlaveOfNoOne waited for the Persist
+		} else {
+			s.revealSend(snd)
+		}
 	}
 	return true
 }

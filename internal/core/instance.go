@@ -98,6 +98,9 @@ type masterState struct {
 	failoverState       FailoverState
 	failoverEpoch       uint64
 	failoverStateChange Millis
+	// noOneAfter is the Persist Seq that must succeed before SLAVEOF NO
+	// ONE goes out (the election's epoch and vote; 0: nothing to wait for).
+	noOneAfter          uint64
 	failoverStartTime   Millis // 0: never
 	failoverDelayLogged Millis
 	promoted            *instance

@@ -246,6 +246,13 @@ func (s *Sentinel) step(now Millis, ev Event) []Effect {
 		s.onRequest(e)
 	case PersistDone:
 		s.onPersistDone(e)
+		if e.Err == nil {
+			for _, m := range s.sortedMasters() {
+				if m.m.failoverState == FailoverSendSlaveofNoOne {
+					s.advanceFailover(m) // the promotion waited for this Persist
+				}
+			}
+		}
 	case ScriptStarted:
 		s.onScriptStarted(e)
 	case ScriptDone:

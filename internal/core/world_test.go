@@ -59,6 +59,7 @@ type fconn struct {
 	up     bool
 	multi  [][]string
 	inTx   bool
+	authed bool
 }
 
 type delivery struct {
@@ -76,6 +77,11 @@ type reqOrigin struct {
 }
 
 type fakeRedis struct {
+	// renamed maps a rename-command name (upper case) to the original;
+	// hidden holds the originals that were renamed away.
+	renamed   map[string]string
+	hidden    map[string]bool
+	passwords []string // requirepass / ACL passwords (nil: none)
 	name      string
 	ip        string
 	port      int
@@ -278,8 +284,26 @@ func (w *world) exec(s *tsent, e Effect) {
 		}
 	case RunScript:
 		w.logf("%s script %s %s", s.name, e.Path, strings.Join(e.Args, " "))
-		w.enqueue(s, ScriptDone{ID: e.ID})
+		// The script's name says how it behaves: .../exit1 and .../exit2
+		// exit with that code, .../hang runs until killed, .../slow runs
+		// for 1.5 s; anything else exits 0 at once.
+		switch {
+		case strings.HasSuffix(e.Path, "/exit1"):
+			w.enqueue(s, ScriptDone{ID: e.ID, ExitCode: 1})
+		case strings.HasSuffix(e.Path, "/exit2"):
+			w.enqueue(s, ScriptDone{ID: e.ID, ExitCode: 2})
+		case strings.HasSuffix(e.Path, "/hang"):
+		case strings.HasSuffix(e.Path, "/slow"):
+			lat := w.latency
+			w.latency = 1500
+			w.enqueue(s, ScriptDone{ID: e.ID})
+			w.latency = lat
+		default:
+			w.enqueue(s, ScriptDone{ID: e.ID})
+		}
 	case KillScript:
+		w.logf("%s kill script %d", s.name, e.ID)
+		w.enqueue(s, ScriptDone{ID: e.ID, Signal: 9})
 	case Exit:
 		w.logf("%s EXIT %d", s.name, e.Code)
 		w.crash(s)
@@ -358,6 +382,30 @@ func (w *world) deliverSend(s *tsent, c *fconn, e Send) {
 	}
 	reply := func(v Value) { w.enqueue(s, Reply{Link: c.link, Conn: c.id, Tag: e.Tag, Value: v}) }
 	cmd := strings.ToUpper(e.Args[0])
+	if orig, ok := r.renamed[cmd]; ok {
+		cmd = orig
+		e.Args = append([]string{orig}, e.Args[1:]...)
+	} else if r.hidden[cmd] {
+		w.logf("%s rejects renamed-away %s", r.name, cmd)
+		reply(ErrorValue("ERR unknown command '" + e.Args[0] + "'"))
+		return
+	}
+	if cmd == "AUTH" && r.passwords != nil {
+		for _, p := range r.passwords {
+			if e.Args[len(e.Args)-1] == p {
+				c.authed = true
+				reply(Status("OK"))
+				return
+			}
+		}
+		w.logf("%s rejects AUTH %s", r.name, e.Args[len(e.Args)-1])
+		reply(ErrorValue("WRONGPASS invalid username-password pair or user is disabled."))
+		return
+	}
+	if r.passwords != nil && !c.authed {
+		reply(ErrorValue("NOAUTH Authentication required."))
+		return
+	}
 	if c.inTx && cmd != "EXEC" {
 		c.multi = append(c.multi, e.Args)
 		reply(Status("QUEUED"))

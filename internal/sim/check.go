@@ -35,7 +35,7 @@ type mepoch struct {
 }
 
 type voteKey struct {
-	sentinel int
+	sentinel int // identity (sentinel.ident): a lost config file makes a new one
 	master   string
 	epoch    uint64
 }
@@ -70,7 +70,9 @@ type masterCheck struct {
 	leader      string // S1: our vote as last seen in the view
 	leaderEpoch uint64
 
-	odown bool // from +odown/-odown, in effect order
+	odown      bool  // from +odown/-odown, in effect order
+	sdown      bool  // from +sdown/-sdown of the master, in effect order
+	sdownSince int64 // local time of the last +sdown of the master
 
 	lastAttempt   int64 // S7: local time of the last +try-failover
 	hasAttempt    bool
@@ -148,7 +150,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 		x.cfgEpoch = m.ConfigEpoch
 		x.addr, x.addrEpoch, x.cur = m.Addr, m.ConfigEpoch, m.Addr
 		x.leader, x.leaderEpoch = m.Leader, m.LeaderEpoch
-		x.odown, x.hasAttempt, x.hasVoteOther = false, false, false
+		x.odown, x.sdown, x.hasAttempt, x.hasVoteOther = false, false, false, false
 		x.reconf = nil
 	}
 	ch.tilt = false
@@ -165,7 +167,7 @@ func (c *checker) restarted(w *World, s *sentinel) {
 func (c *checker) crashed(w *World, s *sentinel) {
 	for k, v := range c.votes {
 		m, _ := diskMaster(s.disk, k.master)
-		if k.sentinel == s.id && !v.revealed && m.LeaderEpoch < k.epoch {
+		if k.sentinel == s.ident() && !v.revealed && m.LeaderEpoch < k.epoch {
 			delete(c.votes, k)
 		}
 	}
@@ -178,7 +180,7 @@ func (c *checker) persisted(w *World, s *sentinel, st core.State) {}
 
 // recordVote registers that sentinel s voted for leader in (master, epoch) (S1).
 func (c *checker) recordVote(w *World, s *sentinel, master string, epoch uint64, leader string, revealed bool) {
-	k := voteKey{s.id, master, epoch}
+	k := voteKey{s.ident(), master, epoch}
 	if v, ok := c.votes[k]; ok {
 		if !strings.EqualFold(v.leader, leader) {
 			w.violate("S1", s, "voted for %s and for %s in epoch %d of %s", short(v.leader), short(leader), epoch, master)
@@ -195,9 +197,15 @@ func (c *checker) recordVote(w *World, s *sentinel, master string, epoch uint64,
 
 // effect checks one effect of s before it is executed.
 func (c *checker) effect(w *World, s *sentinel, e core.Effect) {
+	now := s.local(w.sch.now)
 	switch e := e.(type) {
 	case core.Emit:
+		c.ruleEmit(w, s, e, now)
 		c.emit(w, s, e)
+	case core.RunScript:
+		c.scriptStart(w, s, e, now)
+	case core.KillScript:
+		c.scriptKill(w, s, e, now)
 	case core.Respond:
 		if _, ok := s.reqs[e.ID]; !ok {
 			w.violate("P1", s, "Respond for request %d, which is unknown or already answered", e.ID)
@@ -316,6 +324,14 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		x.hasAttempt, x.hasVoteOther = false, false
 		x.reconf = nil // the failover is over, whichever way it ended
+		// sentinelResetMaster clears the master's flags and re-creates
+		// its replicas: no SDOWN/ODOWN, no replica SDOWN.
+		x.sdown, x.odown = false, false
+		for k := range s.truth.sdown {
+			if strings.HasPrefix(k, "slave ") {
+				delete(s.truth.sdown, k)
+			}
+		}
 	}
 	if v.FailoverState == core.FailoverNone {
 		x.reconf = nil

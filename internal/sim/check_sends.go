@@ -20,6 +20,18 @@ func (c *checker) respond(w *World, s *sentinel, e core.Respond) {
 		}
 		return
 	}
+	tilt := s.truth.reqTilt[e.ID]
+	delete(s.truth.reqTilt, e.ID)
+	if v.Elems[0].Kind == core.KindInt && v.Elems[0].Int == 1 && tilt {
+		w.violate("T1", s, "is-master-down-by-addr answered 1 in TILT")
+	}
+	// D3 (§13: "Reply: `:1` if (not in TILT and master known and SDOWN)
+	// else `:0`"): a "down" answer needs our own +sdown of that address.
+	sd, known := s.truth.reqSDown[e.ID]
+	delete(s.truth.reqSDown, e.ID)
+	if v.Elems[0].Kind == core.KindInt && v.Elems[0].Int == 1 && known && !sd {
+		w.violate("D3", s, "is-master-down-by-addr about %s:%s answered 1 without its +sdown", r.args[2], r.args[3])
+	}
 	leader, epoch := v.Elems[1].Str, uint64(v.Elems[2].Int)
 	if leader == "*" {
 		return
@@ -48,7 +60,7 @@ func (c *checker) sendCheck(w *World, s *sentinel, e core.Send) {
 	if len(a) == 0 {
 		return
 	}
-	cmd := strings.ToUpper(a[0])
+	cmd := w.unrename(strings.ToUpper(a[0]))
 	switch {
 	case cmd == "PUBLISH" && len(a) == 3 && a[1] == core.HelloChannel:
 		f := strings.Split(a[2], ",")
@@ -71,6 +83,10 @@ func (c *checker) sendCheck(w *World, s *sentinel, e core.Send) {
 		}
 	case (cmd == "SLAVEOF" || cmd == "REPLICAOF") && len(a) == 3 && strings.EqualFold(a[1], "NO") && strings.EqualFold(a[2], "ONE"):
 		c.promotion(w, s, e)
+	case cmd == "SLAVEOF" || cmd == "REPLICAOF":
+		if cn := s.conns[e.Conn]; cn != nil && cn.target < len(w.inst) && len(a) == 3 {
+			c.demotion(w, s, w.inst[cn.target], a[1], a[2])
+		}
 	}
 }
 

@@ -96,10 +96,10 @@ func TestVoteBookkeeping(t *testing.T) {
 	}
 	c.recordVote(w, s, MasterName, 4, "cccc", false) // not revealed, not on disk
 	c.crashed(w, s)
-	if _, ok := c.votes[voteKey{s.id, MasterName, 4}]; ok {
+	if _, ok := c.votes[voteKey{s.ident(), MasterName, 4}]; ok {
 		t.Fatal("a vote that never left the process survived the crash")
 	}
-	if _, ok := c.votes[voteKey{s.id, MasterName, 3}]; !ok {
+	if _, ok := c.votes[voteKey{s.ident(), MasterName, 3}]; !ok {
 		t.Fatal("a revealed vote was forgotten at the crash")
 	}
 	c.recordVote(w, s, MasterName, 4, "dddd", false) // a new vote after restart is fine

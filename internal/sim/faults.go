@@ -3,128 +3,245 @@ package sim
 // This file injects faults during the fault phase and heals everything at
 // its end.
 
-// scheduleFaults arms the first fault of the fault phase.
-func (w *World) scheduleFaults() {
-	w.sch.at(w.opt.Warmup+w.rng.Int64N(w.opt.FaultGap), w.nextFault)
-}
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
 
-// nextFault injects one fault and arms the next (exponential gaps).
-func (w *World) nextFault() {
-	if w.sch.now >= w.opt.healStart() {
-		return
+// FaultKind names a kind of fault of the fault plan.
+type FaultKind int
+
+// Fault kinds, in FaultWeights order. New kinds are appended: each kind
+// draws its own schedule from its own stream, so adding one does not move
+// the faults of the others.
+const (
+	FaultInstanceCrash FaultKind = iota
+	FaultInstancePause
+	FaultSentinelCrash
+	FaultPartition
+	FaultAsymPartition
+	FaultConnReset
+	FaultClockStall
+	FaultClockJump
+	FaultPersistFailure
+	FaultRogueReplicaof
+	FaultConfigSet     // an operator changes replica-priority / replica-announced at run time
+	FaultSentinelReset // a sentinel loses its config file and comes back with a new id
+	FaultAuthRotate    // an operator rotates the data nodes' password (SENTINEL SET auth-pass)
+	numFaultKinds
+)
+
+var faultNames = [...]string{"redis-crash", "redis-pause", "sentinel-crash", "partition", "one-way",
+	"conn-reset", "stall", "clock-jump", "disk-failure", "operator-replicaof", "operator-config-set", "sentinel-config-loss", "auth-rotation"}
+
+// String names a fault kind.
+func (k FaultKind) String() string {
+	if k >= 0 && int(k) < len(faultNames) {
+		return faultNames[k]
 	}
-	w.injectFault()
-	gap := int64(w.rng.ExpFloat64()*float64(w.opt.FaultGap)) + 1
-	w.sch.after(gap, w.nextFault)
+	return "fault-" + itoa(int(k))
 }
 
-// pickFault draws a fault kind by weight; -1 when all weights are 0.
-func (w *World) pickFault() int {
-	f := w.opt.Faults
-	ws := []int{f.InstanceCrash, f.InstancePause, f.SentinelCrash, f.Partition, f.AsymPartition,
-		f.ConnReset, f.ClockStall, f.ClockJump, f.PersistFailure, f.RogueReplicaof}
+// Fault is one entry of a seed's fault plan: when, what, and the raw
+// random numbers that pick its target and durations. The plan is drawn
+// from the seed alone, before the run, so it does not depend on what the
+// core does: a seed names the same scenario after any change to the core
+// (the network's latencies and the order of messages may still differ).
+type Fault struct {
+	At   int64
+	Kind FaultKind
+	R    [6]uint64
+}
+
+// n returns the i-th raw number of f reduced to [0, k).
+func (f Fault) n(i int, k int) int {
+	if k <= 0 {
+		return 0
+	}
+	return int(f.R[i] % uint64(k))
+}
+
+func (f Fault) n64(i int, k int64) int64 {
+	if k <= 0 {
+		return 0
+	}
+	return int64(f.R[i] % uint64(k))
+}
+
+// weights lists the fault weights in FaultKind order.
+func (w FaultWeights) weights() [numFaultKinds]int {
+	return [numFaultKinds]int{w.InstanceCrash, w.InstancePause, w.SentinelCrash, w.Partition, w.AsymPartition,
+		w.ConnReset, w.ClockStall, w.ClockJump, w.PersistFailure, w.RogueReplicaof, w.ConfigSet, w.SentinelReset, w.AuthRotate}
+}
+
+// plan draws the fault plan: per kind, faults with exponential gaps of
+// mean FaultGap × (total weight / weight of the kind) during the fault
+// phase. The total is that of the first ten kinds (round one): the kinds
+// added later come on top at the same scale, so enabling them moves no
+// fault of the others.
+func (o Options) plan() []Fault {
+	ws := o.Faults.weights()
 	total := 0
-	for _, x := range ws {
-		total += x
+	for k, x := range ws {
+		if FaultKind(k) < FaultConfigSet {
+			total += x
+		}
 	}
 	if total == 0 {
-		return -1
+		total = 1
 	}
-	r := w.rng.IntN(total)
-	for i, x := range ws {
-		if r < x {
-			return i
+	var out []Fault
+	for k, wk := range ws {
+		if wk == 0 {
+			continue
 		}
-		r -= x
+		r := rand.New(rand.NewPCG(o.Seed, 0xfa_0000+uint64(k)))
+		mean := float64(o.FaultGap) * float64(total) / float64(wk)
+		t := o.Warmup + int64(r.ExpFloat64()*mean)
+		for t < o.healStart() {
+			f := Fault{At: t, Kind: FaultKind(k)}
+			for i := range f.R {
+				f.R[i] = r.Uint64()
+			}
+			out = append(out, f)
+			if FaultKind(k) == FaultSentinelReset {
+				// One lost config file per seed: losing them all is a new
+				// cluster whose epochs start again (a second leader in an
+				// old epoch is then what it means, not a bug).
+				break
+			}
+			t += int64(r.ExpFloat64()*mean) + 1
+		}
 	}
-	return -1
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].At != out[j].At {
+			return out[i].At < out[j].At
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
 }
 
-// injectFault applies one random fault.
-func (w *World) injectFault() {
+// PlanString renders the fault plan, one fault per line.
+func (o Options) PlanString() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fault plan for seed %d (%d faults, fingerprint %s):\n", o.Seed, len(o.Plan), o.Fingerprint())
+	for _, f := range o.Plan {
+		fmt.Fprintf(&b, "  %7d %-20s %x\n", f.At, f.Kind, f.R[0]>>32)
+	}
+	return b.String()
+}
+
+// Fingerprint is a short hash of everything the scenario is made of (the
+// options, topology and the fault plan): two runs with the same
+// fingerprint ran the same scenario.
+func (o Options) Fingerprint() string {
+	h := fnv.New64a()
+	fmt.Fprint(h, o.String())
+	for _, f := range o.Plan {
+		fmt.Fprint(h, f.At, f.Kind, f.R)
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// scheduleFaults arms every fault of the plan.
+func (w *World) scheduleFaults() {
+	for _, f := range w.opt.Plan {
+		f := f
+		if f.At < w.opt.healStart() {
+			w.sch.at(f.At, func() { w.injectFault(f) })
+		}
+	}
+}
+
+// injectFault applies one planned fault to the current state.
+func (w *World) injectFault(f Fault) {
 	o := w.opt
-	switch w.pickFault() {
-	case 0:
-		in := w.faultTarget()
+	switch f.Kind {
+	case FaultInstanceCrash:
+		in := w.faultTarget(f)
 		if in.up {
 			w.crashInstance(in)
 			gen := in.gen
-			w.sch.after(200+w.rng.Int64N(2*o.DownAfter+o.FailoverTimeout), func() {
+			w.sch.after(200+f.n64(3, 2*o.DownAfter+o.FailoverTimeout), func() {
 				if in.gen == gen {
 					w.restartInstance(in)
 				}
 			})
 		}
-	case 1:
-		in := w.faultTarget()
+	case FaultInstancePause:
+		in := w.faultTarget(f)
 		if in.up && !in.paused {
 			w.pauseInstance(in)
 			gen := in.gen
-			w.sch.after(100+w.rng.Int64N(3*o.DownAfter), func() {
+			w.sch.after(100+f.n64(3, 3*o.DownAfter), func() {
 				if in.gen == gen {
 					w.resumeInstance(in)
 				}
 			})
 		}
-	case 2:
-		s := w.sent[w.rng.IntN(len(w.sent))]
+	case FaultSentinelCrash:
+		s := w.sent[f.n(0, len(w.sent))]
 		if s.up {
 			w.crashSentinel(s)
-			w.scheduleRestart(s)
+			w.restartAfter(s, 200+f.n64(1, 3*o.DownAfter))
 		}
-	case 3:
-		w.partition()
-	case 4:
+	case FaultPartition:
+		w.partition(f)
+	case FaultAsymPartition:
 		n := len(w.blocked)
-		a, b := w.rng.IntN(n), w.rng.IntN(n)
+		a, b := f.n(0, n), f.n(1, n)
 		if a == b {
 			return
 		}
-		d := 200 + w.rng.Int64N(3*o.DownAfter)
-		if w.rng.IntN(2) == 0 {
+		d := 200 + f.n64(2, 3*o.DownAfter)
+		if f.n(3, 2) == 0 {
 			w.tracef("fault: one-way loss %s -> %s for %dms", w.nodeName(a), w.nodeName(b), d)
 			w.cut(a, b, d)
 		} else {
-			w.blockDials(a, b, d, w.rng.IntN(2) == 0)
+			w.blockDials(a, b, d, f.n(4, 2) == 0)
 		}
-	case 5:
+	case FaultConnReset:
 		if len(w.conns) > 0 {
-			c := w.conns[w.rng.IntN(len(w.conns))]
+			c := w.conns[f.n(0, len(w.conns))]
 			w.tracef("fault: reset %s conn of s%d to %s", c.typ, c.owner.id, w.nodeName(c.target))
 			w.resetConn(c)
 		}
-	case 6:
-		s := w.sent[w.rng.IntN(len(w.sent))]
+	case FaultClockStall:
+		s := w.sent[f.n(0, len(w.sent))]
 		if s.up && s.stallTo == 0 {
-			d := o.Timing.TiltTrigger + 1 + w.rng.Int64N(o.Timing.TiltTrigger)
+			d := o.Timing.TiltTrigger + 1 + f.n64(1, o.Timing.TiltTrigger)
 			w.tracef("fault: sentinel %d stalls for %dms", s.id, d)
 			s.stallTo = w.sch.now + d
 			w.netDisturbed[s.node] = w.sch.now + d
 			inc := s.inc
 			w.sch.after(d, func() { w.unstall(s, inc) })
 		}
-	case 7:
-		s := w.sent[w.rng.IntN(len(w.sent))]
-		d := o.Timing.TiltTrigger + 1 + w.rng.Int64N(2000)
-		if w.rng.IntN(4) == 0 {
+	case FaultClockJump:
+		s := w.sent[f.n(0, len(w.sent))]
+		d := o.Timing.TiltTrigger + 1 + f.n64(1, 2000)
+		if f.n(2, 4) == 0 {
 			d = -d
 		}
 		w.tracef("fault: sentinel %d clock jumps %+dms", s.id, d)
 		s.clockOff += d
 		s.lastJump = w.sch.now
 		w.netDisturbed[s.node] = w.sch.now
-	case 8:
-		s := w.sent[w.rng.IntN(len(w.sent))]
-		d := 200 + w.rng.Int64N(2*o.DownAfter)
+	case FaultPersistFailure:
+		s := w.sent[f.n(0, len(w.sent))]
+		d := 200 + f.n64(1, 2*o.DownAfter)
 		w.tracef("fault: sentinel %d config writes fail for %dms", s.id, d)
 		s.diskFailTo = w.sch.now + d
-	case 9:
-		in := w.inst[w.rng.IntN(len(w.inst))]
+	case FaultRogueReplicaof:
+		in := w.inst[f.n(0, len(w.inst))]
 		if !in.up || in.paused || in.loading(w.sch.now) {
 			return
 		}
 		grp := w.group(in.group)
-		to := grp[w.rng.IntN(len(grp))]
+		to := grp[f.n(1, len(grp))]
 		if to == in {
 			w.tracef("fault: operator runs REPLICAOF NO ONE on %s", in.addr.IP)
 			w.slaveOf(in, "NO", "ONE")
@@ -132,18 +249,24 @@ func (w *World) injectFault() {
 			w.tracef("fault: operator runs REPLICAOF %s on %s", to.addr.IP, in.addr.IP)
 			w.slaveOf(in, to.addr.IP, "6379")
 		}
+	case FaultConfigSet:
+		w.configSet(f)
+	case FaultSentinelReset:
+		w.loseConfig(f)
+	case FaultAuthRotate:
+		w.rotatePassword()
 	}
 }
 
 // faultTarget picks an instance, the current master of a random group
 // half of the time.
-func (w *World) faultTarget() *instance {
-	if w.rng.IntN(2) == 0 {
-		if m := w.trueMaster(w.rng.IntN(len(w.masters))); m != nil {
+func (w *World) faultTarget(f Fault) *instance {
+	if f.n(0, 2) == 0 {
+		if m := w.trueMaster(f.n(1, len(w.masters))); m != nil {
 			return m
 		}
 	}
-	return w.inst[w.rng.IntN(len(w.inst))]
+	return w.inst[f.n(2, len(w.inst))]
 }
 
 // trueMaster is the running master of group g with the most attached
@@ -162,17 +285,17 @@ func (w *World) trueMaster(g int) *instance {
 }
 
 // partition splits a random group of nodes from the rest, both ways.
-func (w *World) partition() {
+func (w *World) partition(f Fault) {
 	n := len(w.blocked)
-	size := 1 + w.rng.IntN(n/2)
-	perm := w.rng.Perm(n)
+	size := 1 + f.n(0, n/2)
+	perm := rand.New(rand.NewPCG(f.R[1], f.R[2])).Perm(n)
 	in := make([]bool, n)
 	names := ""
 	for _, x := range perm[:size] {
 		in[x] = true
 		names += " " + w.nodeName(x)
 	}
-	d := 200 + w.rng.Int64N(3*w.opt.DownAfter)
+	d := 200 + f.n64(3, 3*w.opt.DownAfter)
 	w.tracef("fault: partition {%s } from the rest for %dms", names, d)
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {

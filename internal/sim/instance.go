@@ -38,6 +38,9 @@ type instance struct {
 	offset     int64
 	priority   int
 	announced  bool
+	// passwords are the valid passwords of the default user (nil: no
+	// AUTH needed); two during a rotation (ACL SETUSER default >new).
+	passwords []string
 
 	// The config file: what the process comes back with after a restart.
 	// SLAVEOF changes it only when CONFIG REWRITE follows.
@@ -119,7 +122,16 @@ func (w *World) execute(in *instance, c *conn, args []string) core.Value {
 		}
 		return core.Status("PONG")
 	case "AUTH":
-		return core.ErrorValue("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		if in.passwords == nil {
+			return core.ErrorValue("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		}
+		for _, p := range in.passwords {
+			if len(args) >= 2 && args[len(args)-1] == p {
+				c.authed = true
+				return core.Status("OK")
+			}
+		}
+		return core.ErrorValue("WRONGPASS invalid username-password pair or user is disabled.")
 	case "CLIENT":
 		return w.clientCommand(in, c, args)
 	case "INFO":

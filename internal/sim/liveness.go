@@ -78,6 +78,7 @@ func (w *World) scheduleHeal() {
 	w.sch.at(w.opt.healStart(), func() {
 		w.healAll()
 		w.live = liveState{phase: phaseConverge, deadline: w.sch.now + w.opt.convergeBound()}
+		w.restoreConfig()
 		w.sch.after(livePoll, w.livePoll)
 	})
 }
@@ -196,7 +197,7 @@ func (w *World) manualFailover() {
 	if w.opt.Misconfigured {
 		n-- // the misconfigured sentinel does not know the real master yet
 	}
-	s := w.sent[w.rng.IntN(n)]
+	s := w.sent[w.opt.ManualSentinel%n]
 	l.manualFrom, l.manualReply = w.agreedMaster(0), nil
 	l.phase, l.deadline = phaseManual, w.sch.now+w.opt.failoverBound()
 	w.tracef("liveness: converged; SENTINEL FAILOVER %s to sentinel %d", MasterName, s.id)

@@ -26,7 +26,7 @@ type mutant struct {
 }
 
 // mutantSeeds bounds the seeds each mutant may need to be caught.
-const mutantSeeds = 300
+const mutantSeeds = 100
 
 // probeEnv makes TestMutantProbe run (in the child go test process);
 // baselineEnv names the file listing what the unmutated core violates.
@@ -123,16 +123,20 @@ func TestMutants(t *testing.T) {
 			if !ok {
 				t.Fatalf("mutant %q survived %d seeds (%v):\n%s", m.Name, mutantSeeds, time.Since(t0).Round(time.Second), tail(string(out), 40))
 			}
-			line := fmt.Sprintf("%-36s caught by %s at seed %d (%v)", m.Name, strings.TrimSuffix(inv, ":"), seed, time.Since(t0).Round(time.Second))
-			t.Log(firstLine(string(out), "CAUGHT"))
+			detail := firstLine(string(out), "CAUGHT")
+			if i := strings.Index(detail, "violated at "); i >= 0 {
+				detail = detail[i:]
+			}
+			line := fmt.Sprintf("| %s | %d | %s | %s |", m.Name, seed, strings.TrimSuffix(inv, ":"), detail)
+			t.Logf("%v: %s", time.Since(t0).Round(time.Second), firstLine(string(out), "CAUGHT"))
 			report = append(report, line)
 			t.Log(line)
 		})
 	}
-	t.Logf("mutation report:\n%s", strings.Join(report, "\n"))
+	t.Logf("mutation report (%d mutants, %d seeds each at most):\n| mutant | first seed | invariant | violation |\n| --- | --- | --- | --- |\n%s", len(mutants), mutantSeeds, strings.Join(report, "\n"))
 }
 
-var caughtRE = regexp.MustCompile(`CAUGHT seed (\d+) invariant (S\d|L\d|BOOT)`)
+var caughtRE = regexp.MustCompile(`CAUGHT seed (\d+) invariant ([A-Z]+\d*)`)
 
 func parseCaught(out string) (uint64, string, bool) {
 	m := caughtRE.FindStringSubmatch(out)

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
 )
@@ -45,6 +47,7 @@ type conn struct {
 	// Server-side client state.
 	name       string
 	subscribed bool
+	authed     bool
 	channels   []string
 	multi      bool
 	multiErr   bool
@@ -251,6 +254,15 @@ func (w *World) serve(c *conn, tag core.Tag, args []string) {
 		}
 		if in.paused {
 			in.backlog = append(in.backlog, func() { w.serve(c, tag, args) })
+			return
+		}
+		args, ok := w.renameIn(args)
+		if !ok {
+			w.reply(c, tag, core.ErrorValue(fmt.Sprintf("ERR unknown command '%s', with args beginning with: ", args[0])))
+			return
+		}
+		if in.passwords != nil && !c.authed && !strings.EqualFold(args[0], "AUTH") {
+			w.reply(c, tag, core.ErrorValue("NOAUTH Authentication required."))
 			return
 		}
 		v := w.execute(in, c, args)

@@ -25,6 +25,9 @@ type FaultWeights struct {
 	ClockJump      int // a sentinel's clock jumps forward or backward
 	PersistFailure int // a window where a sentinel's config writes fail
 	RogueReplicaof int // an operator runs REPLICAOF (or NO ONE) on a random instance
+	ConfigSet      int // an operator changes replica-priority or replica-announced of an instance
+	SentinelReset  int // a sentinel loses its config file and comes back with a new id
+	AuthRotate     int // an operator rotates the data nodes' password (both valid meanwhile, SENTINEL SET auth-pass)
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -81,6 +84,23 @@ type Options struct {
 	// failover must follow (redis #1309).
 	DoubleKill bool
 	HealPhase  int64 // fault-free phase at the end; liveness is checked at its end
+
+	// Scripts configures a notification and a client-reconfig script on
+	// every master (behaviour drawn per run, see scripts.go).
+	Scripts ScriptMode
+	// RenameCommands renames INFO, SLAVEOF, CONFIG, MULTI and EXEC on
+	// every data node (rename-command in their config, and in the
+	// sentinels'); the original names are rejected.
+	RenameCommands bool
+	// Auth makes every data node require a password (requirepass; the
+	// sentinels' auth-pass), rotated by the AuthRotate faults.
+	Auth bool
+	// ManualSentinel picks the sentinel that gets SENTINEL FAILOVER.
+	ManualSentinel int
+
+	// Plan is the fault plan drawn from the seed (faults.go): the
+	// scenario, independent of what the core does.
+	Plan []Fault
 }
 
 // NewOptions expands a seed into options. The same seed always gives the
@@ -169,6 +189,8 @@ func NewOptions(seed uint64) Options {
 		o.Masters = 2
 	}
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
+	o.drawFeatures()
+	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = 2*o.convergeBound() + 3*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
@@ -221,10 +243,25 @@ func (o Options) String() string {
 	f("loading", o.LoadingTime)
 	f("repl rate/timeout", fmt.Sprintf("%d/%d", o.ReplRate, o.ReplTimeout))
 	f("phases", fmt.Sprintf("warmup %d, faults %d (mean gap %d), heal %d", o.Warmup, o.FaultPhase, o.FaultGap, o.HealPhase))
-	f("fault weights", fmt.Sprintf("%+v", o.Faults))
+	// Only the kinds in use: a kind added later (weight 0 in old seeds)
+	// does not change what an old seed prints, nor its fingerprint.
+	var ws []string
+	for k, x := range o.Faults.weights() {
+		if x != 0 {
+			ws = append(ws, fmt.Sprintf("%s:%d", FaultKind(k), x))
+		}
+	}
+	f("fault weights", strings.Join(ws, " "))
 	f("kill-master-on-heal", o.KillMasterAfterHeal)
 	f("manual-failover", o.ManualFailover)
 	f("double-kill", o.DoubleKill)
+	if o.RenameCommands {
+		f("rename-command", renamedCommands)
+	}
+	if o.Auth {
+		f("auth", "requirepass on the data nodes, rotated by auth-rotation faults")
+	}
+	f("scripts", fmt.Sprintf("%d (max-runtime %d, retry-delay %d)", o.Scripts, t.ScriptMaxRuntime, t.ScriptRetryDelay))
 	return b.String()
 }
 
@@ -269,4 +306,29 @@ func (o Options) Validate() error {
 		return bad("phases %d/%d/%d", o.Warmup, o.FaultPhase, o.HealPhase)
 	}
 	return nil
+}
+
+// drawFeatures draws the options added after the first round of the
+// simulator from their own stream, so adding them did not change what the
+// fields above mean for an existing seed (and adding more later must not
+// change these: append new draws at the end, or use another stream).
+func (o *Options) drawFeatures() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0002))
+	if f.IntN(3) == 0 {
+		o.Scripts = ScriptsMixed
+		o.Timing.ScriptMaxRuntime = 500 + 250*int64(f.IntN(7))
+		o.Timing.ScriptRetryDelay = 100 + 100*int64(f.IntN(4))
+	}
+	o.ManualSentinel = f.IntN(o.Sentinels)
+	if f.IntN(3) == 0 {
+		o.Faults.ConfigSet = 1 + f.IntN(3)
+	}
+	if f.IntN(6) == 0 && !o.Misconfigured {
+		o.Faults.SentinelReset = 1
+	}
+	o.RenameCommands = f.IntN(4) == 0
+	if f.IntN(4) == 0 {
+		o.Auth = true
+		o.Faults.AuthRotate = 1 + f.IntN(2)
+	}
 }

@@ -37,8 +37,13 @@ type sentinel struct {
 	lastJump int64        // virtual time of the last clock jump (S5 truth check skips it)
 	lastTick int64        // local time of the last Tick
 
-	startedAt int64         // virtual time of the last start
-	chk       sentinelCheck // invariant bookkeeping
+	startedAt int64                 // virtual time of the last start
+	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)
+	losses    int                   // config files lost: each gives a new identity
+	opPending bool                  // an operator's SENTINEL SET is not answered yet
+	chk       sentinelCheck         // invariant bookkeeping
+	truth     truth                 // what this incarnation sent and received (check_rules.go)
+	scripts   map[uint64]*simScript // script processes of this incarnation, by job id
 }
 
 // reqRoute says where the Respond of a Request goes.
@@ -47,6 +52,9 @@ type reqRoute struct {
 	s    *slot
 	args []string
 	at   int64 // virtual time the request reached the core
+	// operator: the request of an operator's client (SENTINEL RESET),
+	// not the liveness driver's SENTINEL FAILOVER.
+	operator bool
 }
 
 func (s *sentinel) local(now int64) int64 { return now + s.clockOff }
@@ -70,6 +78,7 @@ func (w *World) startSentinel(s *sentinel) {
 	s.conns = map[core.ConnID]*conn{}
 	s.dead = map[core.ConnID]bool{}
 	s.reqs = map[uint64]reqRoute{}
+	s.opPending = false
 	s.inbox = nil
 	s.stallTo = 0
 	s.startedAt = w.sch.now
@@ -79,6 +88,8 @@ func (w *World) startSentinel(s *sentinel) {
 		return
 	}
 	w.chk.restarted(w, s)
+	s.truth = newTruth(s.local(w.sch.now), w.sch.now)
+	s.scripts = nil
 	w.tracef("sentinel %d starts (incarnation %d, epoch on disk %d)", s.id, s.inc, s.disk.CurrentEpoch)
 	s.lastTick = s.local(w.sch.now)
 	w.step(s, core.Tick{})
@@ -153,6 +164,7 @@ func (w *World) step(s *sentinel, ev core.Event) {
 	case core.Reply:
 		w.chk.heardReply(s, e, now)
 	}
+	w.chk.beforeRules(w, s, ev, now)
 	effects := s.core.Step(now, ev)
 	if w.trace != nil {
 		w.tracef("s%d <- %s", s.id, describeEvent(ev))
@@ -170,11 +182,13 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		if w.trace != nil {
 			w.tracef("s%d -> %s", s.id, describeEffect(e))
 		}
+		w.recordEffect(s, e, now)
 		w.chk.effect(w, s, e)
 		w.execEffect(s, e)
 	}
 	if s.up && s.inc == inc {
 		w.chk.afterStep(w, s, full)
+		w.chk.afterRules(w, s, ev, now)
 	}
 }
 
@@ -194,6 +208,10 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 	case core.Respond:
 		if r, ok := s.reqs[e.ID]; ok {
 			delete(s.reqs, e.ID)
+			if r.operator {
+				w.operatorReply(s, r, e.Value)
+				return
+			}
 			if r.c == nil { // the liveness driver's own request
 				v := e.Value
 				w.live.manualReply = &v
@@ -205,10 +223,9 @@ func (w *World) execEffect(s *sentinel, e core.Effect) {
 			w.flushSlots(r.c)
 		}
 	case core.RunScript:
-		inc := s.inc
-		w.sch.after(1, func() {
-			w.toSentinel(s, inc, core.ScriptDone{ID: e.ID, StartErr: errors.New("sim: scripts are not simulated")})
-		})
+		w.runScript(s, e)
+	case core.KillScript:
+		w.killScript(s, e)
 	case core.Exit:
 		w.crashSentinel(s)
 		w.scheduleRestart(s)
@@ -277,7 +294,11 @@ func (w *World) flushSlots(c *conn) {
 
 // scheduleRestart brings s back after a while.
 func (w *World) scheduleRestart(s *sentinel) {
-	d := 200 + w.rng.Int64N(3*w.opt.DownAfter)
+	w.restartAfter(s, 200+w.rng.Int64N(3*w.opt.DownAfter))
+}
+
+// restartAfter brings s back after d ms.
+func (w *World) restartAfter(s *sentinel, d int64) {
 	inc := s.inc
 	w.sch.after(d, func() {
 		if !s.up && s.inc == inc {
@@ -299,3 +320,7 @@ func cloneState(st core.State) core.State {
 	}
 	return out
 }
+
+// ident is the identity of s for per-sentinel records (votes): a lost
+// config file makes a new sentinel at the same address.
+func (s *sentinel) ident() int { return s.id + 1000*s.losses }

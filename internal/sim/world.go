@@ -40,6 +40,13 @@ type World struct {
 	// netDisturbed is, per node, the last time a partition, connection
 	// reset, stall or clock jump touched it (S6 judges only calm nodes).
 	netDisturbed []int64
+
+	nextPID int // pids of simulated scripts
+
+	renamedFrom map[string]string // rename-command: new name → original (upper case)
+	passGen     int               // current password generation (Auth)
+	rotating    bool              // a password rotation is in progress
+	dns         map[string]string // simulated DNS: hostname → IP
 }
 
 // Result is the outcome of one seed.
@@ -117,6 +124,12 @@ func newWorld(o Options, trace bool) *World {
 		w.trace = &strings.Builder{}
 	}
 	w.chk.init(o)
+	if o.RenameCommands {
+		w.renamedFrom = map[string]string{}
+		for _, c := range renamedCommands {
+			w.renamedFrom[strings.ToUpper(renamedName(c))] = c
+		}
+	}
 	for g := 0; g < o.masterCount(); g++ {
 		name := MasterName
 		if g > 0 {
@@ -144,6 +157,9 @@ func newWorld(o Options, trace bool) *World {
 				in.priority, in.announced = o.Priority[k-1], o.Announced[k-1]
 			}
 			in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+			if o.Auth {
+				in.passwords = []string{password(0)}
+			}
 			w.inst = append(w.inst, in)
 		}
 	}
@@ -165,6 +181,17 @@ func newWorld(o Options, trace bool) *World {
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
 				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
+			if o.Auth {
+				mc.AuthPass = password(0)
+			}
+			if o.RenameCommands {
+				for _, c := range renamedCommands {
+					mc.RenameCommands = append(mc.RenameCommands, core.Rename{From: c, To: renamedName(c)})
+				}
+			}
+			if o.Scripts != ScriptsNone {
+				mc.NotificationScript, mc.ClientReconfigScript = notifyScript, reconfigScript
+			}
 			if o.PreconfiguredPeers {
 				for k, p := range w.sent {
 					if k != j {
@@ -178,6 +205,7 @@ func newWorld(o Options, trace bool) *World {
 			st.Masters = append(st.Masters, mc)
 		}
 		s.disk = st
+		s.template = cloneState(st)
 	}
 	n := m + o.Sentinels
 	w.blocked = make([][]bool, n)

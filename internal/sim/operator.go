@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/core"
+)
+
+// Operator actions of the fault phase that are not failures: run-time
+// configuration changes of an instance, and a sentinel re-provisioned
+// after losing its config file.
+
+// configSet is CONFIG SET replica-priority / replica-announced on an
+// instance (visible to the sentinels in its next INFO). Everything is set
+// back to the seed's values when the faults end.
+func (w *World) configSet(f Fault) {
+	in := w.inst[f.n(0, len(w.inst))]
+	if !in.up {
+		return
+	}
+	if f.n(1, 3) != 0 {
+		prios := []int{0, 1, 10, 100}
+		p := prios[f.n(2, len(prios))]
+		w.tracef("fault: operator runs CONFIG SET replica-priority %d on %s (was %d)", p, in.addr.IP, in.priority)
+		in.priority = p
+	} else {
+		in.announced = !in.announced
+		w.tracef("fault: operator runs CONFIG SET replica-announced %v on %s", in.announced, in.addr.IP)
+	}
+	in.lastDisturbed = w.sch.now
+}
+
+// restoreConfig sets every instance's priority and announced flag back
+// to the seed's values (the operator undoes the changes at the heal).
+func (w *World) restoreConfig() {
+	for g := range w.masters {
+		for k, in := range w.group(g) {
+			p, a := 100, true
+			if k > 0 {
+				p, a = w.opt.Priority[k-1], w.opt.Announced[k-1]
+			}
+			if in.priority != p || in.announced != a {
+				in.priority, in.announced = p, a
+				in.lastDisturbed = w.sch.now
+			}
+		}
+	}
+}
+
+// loseConfig crashes a sentinel and brings it back with a new myid and a
+// re-provisioned config file: the monitor lines, the peers' current epoch,
+// and a known-sentinel line for every peer (as an operator rebuilding the file would write
+// them; without them a sentinel that knows no peer elects itself alone).
+// Its old identity is dropped by the peers when its first hello shows a
+// new runid at the same address (+sentinel-invalid-addr, reference §11).
+func (w *World) loseConfig(f Fault) {
+	s := w.sent[f.n(0, len(w.sent))]
+	if s.up {
+		w.crashSentinel(s)
+	}
+	s.losses++
+	st := cloneState(s.template)
+	st.MyID = w.runID()
+	// Rebuilt from a peer's file (without its myid): the current epoch is
+	// the highest a peer has on disk. Any epoch the lost identity voted in
+	// is on the disk of the candidate that asked (S8), so the new identity
+	// can never vote a second time in it. A file rebuilt at epoch 0 could:
+	// two leaders in one epoch (seed 2975 at 1d45b35 showed it).
+	for _, p := range w.sent {
+		if p != s && p.disk.CurrentEpoch > st.CurrentEpoch {
+			st.CurrentEpoch = p.disk.CurrentEpoch
+		}
+	}
+	for i := range st.Masters {
+		// …and its leader-epoch lines: no vote in that epoch either.
+		st.Masters[i].Leader, st.Masters[i].LeaderEpoch = "", st.CurrentEpoch
+		if w.opt.Auth {
+			st.Masters[i].AuthPass = password(w.passGen) // the current password
+		}
+		st.Masters[i].KnownSentinels = nil
+		for _, p := range w.sent {
+			if p != s {
+				st.Masters[i].KnownSentinels = append(st.Masters[i].KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: p.disk.MyID})
+			}
+		}
+	}
+	s.disk = st
+	w.tracef("fault: sentinel %d lost its config file; back with myid %s", s.id, st.MyID[:8])
+	if !s.up {
+		w.restartAfter(s, 200+f.n64(1, 3*w.opt.DownAfter))
+	}
+}
+
+// operatorReply handles the reply to an operator's command.
+func (w *World) operatorReply(s *sentinel, r reqRoute, v core.Value) {
+	s.opPending = false
+	// A config write that failed is reported (sentinelFlushConfigAndReply);
+	// the operator retries. Anything else refused is a bug.
+	if v.Kind == core.KindError && !strings.Contains(v.Str, "Failed to save config file") {
+		w.violate("L1", s, "operator command %q refused: -%s", r.args, v.Str)
+	}
+	w.tracef("s%d answers %q: %s", s.id, r.args, describeValue(v))
+}
+
+// renamedCommands are the commands a seed with RenameCommands renames on
+// its data nodes (not sent to sentinels, which take rename-command of
+// their master too, reference §19).
+var renamedCommands = []string{"INFO", "SLAVEOF", "CONFIG", "MULTI", "EXEC"}
+
+// renamedName is the rename-command target of c.
+func renamedName(c string) string { return "x-" + strings.ToLower(c) + "-9f" }
+
+// renameIn maps a command arriving at a data node through its
+// rename-command table: a renamed name becomes the original; an original
+// that was renamed away is unknown (ok false).
+func (w *World) renameIn(args []string) ([]string, bool) {
+	if w.renamedFrom == nil || len(args) == 0 {
+		return args, true
+	}
+	cmd := strings.ToUpper(args[0])
+	if orig, ok := w.renamedFrom[cmd]; ok {
+		return append([]string{orig}, args[1:]...), true
+	}
+	for _, c := range renamedCommands {
+		if cmd == c {
+			return args, false
+		}
+	}
+	return args, true
+}
