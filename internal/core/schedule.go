@@ -21,9 +21,12 @@ package core
 //     a persist or script completion, a change of the dictionaries, epoch,
 //     TILT or timers, an event that emitted anything but Sends and
 //     Responds) makes every group due: the next tick is a full scan;
-//   - handling a group that shares a link with a group later in name
-//     order makes that group due in the same tick, as the full scan would
-//     have seen the link's new state there.
+//   - handling a group that changes a link it shares with a group later
+//     in name order (connections, a PING becoming outstanding, the
+//     pending cap: linkKey) makes that group due in the same tick, as the
+//     full scan would have seen the link's new state there; a reply on a
+//     shared link wakes the user it answers, and the others only on such
+//     a change.
 //
 // Due groups are handled in name order, so the effects of a tick are the
 // ones of the full scan, in the same order: a group that is skipped would
@@ -70,6 +73,26 @@ type scheduler struct {
 	timing   Timing
 	inTick   bool
 	tickFrom int // position of the group being handled
+	evLink   *link
+	evKey    linkKey
+	evInst   *instance
+	keys     []linkKey // scratch: keys of the shared links of the group being handled
+}
+
+// linkKey is what other users of a shared link (peer sentinels under
+// several masters, §21) may act on sooner when it changes: the
+// connections, a PING becoming outstanding (SDOWN and recycling clocks
+// start), the pending cap. Other changes (PING sent, PONG received) only
+// move their timers later, so they need not be woken for them.
+type linkKey struct {
+	cc, pc           ConnID
+	ccState, pcState connState
+	pinging, capped  bool
+}
+
+func keyOf(l *link) linkKey {
+	return linkKey{cc: l.cc, pc: l.pc, ccState: l.ccState, pcState: l.pcState,
+		pinging: l.actPingTime != 0, capped: l.pending >= MaxPendingCommands*l.refcount}
 }
 
 // Test hooks, nil in production (set by schedule_check_test.go).
@@ -149,6 +172,17 @@ func (s *Sentinel) schedBeforeEvent(ev Event) {
 	switch e := ev.(type) {
 	case Tick, *Tick:
 	case Reply:
+		sc.evLink, sc.evInst = nil, nil
+		if l := s.links[e.Link]; l != nil && l.refcount > 1 {
+			// A shared link: wake the user the reply is for, and the
+			// others only if the link changed in a way they act on.
+			sc.evLink, sc.evKey = l, keyOf(l)
+			if p := s.pending[e.Tag]; p != nil && p.inst != nil {
+				sc.evInst = p.inst
+				s.makeDue(groupOf(p.inst))
+				return
+			}
+		}
 		s.touchLink(e.Link)
 	case Message:
 		s.touchLink(e.Link)
@@ -172,7 +206,11 @@ func (s *Sentinel) schedAfterEvent(ev Event) {
 	case Tick, *Tick:
 		return
 	case Reply:
-		s.touchLink(e.Link)
+		if sc.evInst != nil && s.links[e.Link] == sc.evLink && keyOf(sc.evLink) == sc.evKey {
+			s.makeDue(groupOf(sc.evInst))
+		} else {
+			s.touchLink(e.Link)
+		}
 	case Message:
 		s.touchLink(e.Link)
 	case LinkConnected:
@@ -306,14 +344,15 @@ func (s *Sentinel) runGroup(m *instance, switchTo *[]*instance) bool {
 	m.m.sched.doneAt = sc.ticks
 	m.m.sched.queuedAt = sc.ticks
 	sc.tickFrom = m.m.sched.pos
-	n := len(s.out)
+	sc.keys = sc.keys[:0]
+	s.sharedKeys(m, func(i *instance) { sc.keys = append(sc.keys, keyOf(i.link)) })
 	if s.handleGroup(m) {
 		*switchTo = append(*switchTo, m)
 	}
 	if s.noteGlobal() {
 		return true
 	}
-	if len(s.out) > n {
+	if len(sc.keys) > 0 {
 		s.shareDue(m)
 	}
 	s.reschedule(m)
@@ -323,8 +362,11 @@ func (s *Sentinel) runGroup(m *instance, switchTo *[]*instance) bool {
 // shareDue makes the groups sharing a link with m's group due: later ones
 // in this tick, earlier ones at the next.
 func (s *Sentinel) shareDue(m *instance) {
-	visit := func(i *instance) {
-		if i.link.refcount < 2 {
+	k := 0
+	s.sharedKeys(m, func(i *instance) {
+		changed := k >= len(s.sched.keys) || keyOf(i.link) != s.sched.keys[k]
+		k++
+		if !changed {
 			return
 		}
 		for _, u := range i.link.users {
@@ -339,13 +381,24 @@ func (s *Sentinel) shareDue(m *instance) {
 				s.makeDue(g)
 			}
 		}
+	})
+}
+
+// sharedKeys calls f for every instance of m's group whose link is
+// shared, in a fixed order (sorted: map order may change between calls).
+func (s *Sentinel) sharedKeys(m *instance, f func(*instance)) {
+	if m.link.refcount > 1 {
+		f(m)
 	}
-	visit(m)
-	for _, r := range m.m.replicas {
-		visit(r)
+	for _, r := range m.sortedReplicas() {
+		if r.link.refcount > 1 {
+			f(r)
+		}
 	}
-	for _, si := range m.m.sentinels {
-		visit(si)
+	for _, si := range m.sortedSentinels() {
+		if si.link.refcount > 1 {
+			f(si)
+		}
 	}
 }
 
