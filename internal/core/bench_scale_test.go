@@ -135,7 +135,7 @@ func (w *steadyWorld) healthy() bool {
 // it causes) of a healthy deployment after 30 s of warm-up: the per-tick
 // cost of idle instances.
 func BenchmarkTickSteady(b *testing.B) {
-	for _, n := range []int{1, 10, 100, 1000} {
+	for _, n := range []int{1, 10, 100, 500, 1000, 5000} {
 		b.Run(fmt.Sprintf("masters=%d", n), func(b *testing.B) {
 			w := newSteadyWorld(b, n, true)
 			for k := 0; k < 300; k++ {
@@ -182,7 +182,7 @@ func BenchmarkDiscovery2000(b *testing.B) {
 // periodic command was just sent, no deadline passed). This is the part of
 // the tick cost that grows with idle instances.
 func BenchmarkTickScan(b *testing.B) {
-	for _, n := range []int{1, 10, 100, 1000} {
+	for _, n := range []int{1, 10, 100, 500, 1000, 5000} {
 		b.Run(fmt.Sprintf("masters=%d", n), func(b *testing.B) {
 			w := newSteadyWorld(b, n, true)
 			for k := 0; k < 300; k++ {

@@ -9,49 +9,99 @@ const maxTickGap Millis = 100
 // a fast re-ask of a peer about an SDOWN master, the staggered start of a
 // failover, a failover timeout. It is a hint; it never returns later than
 // now+100 ms.
+//
+// Each group's earliest candidate is kept in a heap (schedule.go) and
+// recomputed only for groups whose state changed since, or whose
+// candidate has passed; so the answer costs what changed, not what is
+// monitored.
 func (s *Sentinel) nextDeadline(now Millis) Millis {
 	in := now + timeBase
-	best := in + maxTickGap
-	consider := func(t Millis) {
-		if t > in && t < best {
-			best = t
+	sc := &s.sched
+	sc.setup()
+	s.noteGlobal()
+	if sc.dlAll || in < sc.lastDL {
+		sorted := s.sortedMasters()
+		for _, m := range sorted {
+			m.m.sched.dl, m.m.sched.dlFrom, m.m.sched.dlStale = s.groupDeadline(m, in), in, false
 		}
-	}
-	silent := func(i *instance) {
-		l := i.link
-		if l.actPingTime != 0 || l.disconnected() {
-			// SDOWN counts from the last valid reply (fastdetect.go).
-			consider(l.lastAvailTime + i.downAfter + 1)
-		}
-		if p := s.pingInterval(i); p < s.timing.PingPeriod && l.ccState == connUp {
-			// A short down-after: the next PING is due before the next
-			// tick (at the default down-after, PINGs keep the tick's pace
-			// and a large deployment wakes no more often).
-			consider(max(l.lastPongTime+p, l.lastPingTime+p/2) + 1)
-		}
-	}
-	// No order is visible (a minimum), so the maps are read directly: no
-	// sort and no allocation on every tick.
-	for _, m := range s.masters {
-		silent(m)
-		for _, r := range m.m.replicas {
-			silent(r)
-		}
-		for _, si := range m.m.sentinels {
-			silent(si)
-		}
-		if m.flags&fSDown != 0 && m.flags&fODown == 0 && !s.tilt {
-			for _, si := range m.m.sentinels {
-				if !si.askPending && !si.link.disconnected() {
-					consider(si.lastMDReplyTime + s.askPeriodFor(m, si))
-				}
+		sc.dl.init(sorted)
+		sc.stale = sc.stale[:0]
+		sc.dlAll = false
+	} else {
+		for k, m := range sc.stale {
+			sc.stale[k] = nil
+			if m.released || !m.m.sched.dlStale {
+				continue
 			}
+			m.m.sched.dl, m.m.sched.dlFrom, m.m.sched.dlStale = s.groupDeadline(m, in), in, false
+			sc.dl.fix(m)
 		}
-		if m.flags&fFailoverInProgress != 0 {
-			consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)
-		} else if m.flags&fODown != 0 && !s.tilt {
-			consider(s.failoverStartAt(m)) // staggered start (stagger.go)
+		sc.stale = sc.stale[:0]
+		for sc.dl.len() > 0 && sc.dl.top().m.sched.dl <= in {
+			m := sc.dl.top()
+			m.m.sched.dl, m.m.sched.dlFrom = s.groupDeadline(m, in), in
+			sc.dl.fix(m)
 		}
+	}
+	sc.lastDL = in
+	best := in + maxTickGap
+	if sc.dl.len() > 0 && sc.dl.top().m.sched.dl < best {
+		best = sc.dl.top().m.sched.dl
+	}
+	if schedCheckDeadline != nil {
+		schedCheckDeadline(s, now, best-timeBase)
 	}
 	return best - timeBase
+}
+
+// deadlineMin collects the smallest candidate after a given instant.
+type deadlineMin struct {
+	after, best Millis
+}
+
+func (d *deadlineMin) consider(t Millis) {
+	if t > d.after && t < d.best {
+		d.best = t
+	}
+}
+
+// groupDeadline returns the earliest deadline candidate of m's group
+// strictly after in (noDeadline if none).
+func (s *Sentinel) groupDeadline(m *instance, in Millis) Millis {
+	d := deadlineMin{after: in, best: noDeadline}
+	s.silentDeadlines(&d, m)
+	for _, r := range m.m.replicas {
+		s.silentDeadlines(&d, r)
+	}
+	for _, si := range m.m.sentinels {
+		s.silentDeadlines(&d, si)
+	}
+	if m.flags&fSDown != 0 && m.flags&fODown == 0 && !s.tilt {
+		for _, si := range m.m.sentinels {
+			if !si.askPending && !si.link.disconnected() {
+				d.consider(si.lastMDReplyTime + s.askPeriodFor(m, si))
+			}
+		}
+	}
+	if m.flags&fFailoverInProgress != 0 {
+		d.consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)
+	} else if m.flags&fODown != 0 && !s.tilt {
+		d.consider(s.failoverStartAt(m)) // staggered start (stagger.go)
+	}
+	return d.best
+}
+
+// silentDeadlines adds an instance's SDOWN and fast-PING deadlines.
+func (s *Sentinel) silentDeadlines(d *deadlineMin, i *instance) {
+	l := i.link
+	if l.actPingTime != 0 || l.disconnected() {
+		// SDOWN counts from the last valid reply (fastdetect.go).
+		d.consider(l.lastAvailTime + i.downAfter + 1)
+	}
+	if p := s.pingInterval(i); p < s.timing.PingPeriod && l.ccState == connUp {
+		// A short down-after: the next PING is due before the next
+		// tick (at the default down-after, PINGs keep the tick's pace
+		// and a large deployment wakes no more often).
+		d.consider(max(l.lastPongTime+p, l.lastPingTime+p/2) + 1)
+	}
 }

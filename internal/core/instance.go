@@ -104,6 +104,8 @@ type masterState struct {
 	failoverStartTime   Millis // 0: never
 	failoverDelayLogged Millis
 	promoted            *instance
+
+	sched schedSlot // schedule.go
 }
 
 func (i *instance) isMaster() bool   { return i.flags&fMaster != 0 }

@@ -58,6 +58,7 @@ type Sentinel struct {
 	out     []Effect
 	persist persistState
 	scripts scriptQueue
+	sched   scheduler // schedule.go
 }
 
 type simFailure uint8
@@ -229,6 +230,7 @@ func (s *Sentinel) step(now Millis, ev Event) []Effect {
 	if !s.started {
 		s.start()
 	}
+	s.schedBeforeEvent(ev) // schedule.go
 	switch e := ev.(type) {
 	case Tick:
 		s.tick()
@@ -259,6 +261,7 @@ func (s *Sentinel) step(now Millis, ev Event) []Effect {
 		s.onScriptDone(e)
 	}
 	s.flushPersist()
+	s.schedAfterEvent(ev)
 	out := s.out
 	s.out = nil
 	return out

@@ -4,19 +4,9 @@ package core
 // sentinels, the deferred address switch, then scripts.
 func (s *Sentinel) tick() {
 	s.checkTilt()
-	var switchTo []*instance
-	for _, m := range s.sortedMasters() {
-		s.handleInstance(m)
-		for _, r := range m.sortedReplicas() {
-			s.handleInstance(r)
-		}
-		for _, si := range m.sortedSentinels() {
-			s.handleInstance(si)
-		}
-		if m.m.failoverState == FailoverUpdateConfig {
-			switchTo = append(switchTo, m)
-		}
-	}
+	// Every master whose group has something due, in name order; groups
+	// with nothing due are skipped without being looked at (schedule.go).
+	switchTo := s.runDueGroups()
 	for _, m := range switchTo {
 		if !m.released {
 			s.switchToPromoted(m)
@@ -24,6 +14,20 @@ func (s *Sentinel) tick() {
 	}
 	s.runPendingScripts()
 	s.killTimedOutScripts()
+}
+
+// handleGroup is one iteration of sentinelHandleDictOfRedisInstances: a
+// master, its replicas and its sentinels. It reports whether the master
+// is to be switched to its promoted replica after the loop.
+func (s *Sentinel) handleGroup(m *instance) bool {
+	s.handleInstance(m)
+	for _, r := range m.sortedReplicas() {
+		s.handleInstance(r)
+	}
+	for _, si := range m.sortedSentinels() {
+		s.handleInstance(si)
+	}
+	return m.m.failoverState == FailoverUpdateConfig
 }
 
 // checkTilt is sentinelCheckTiltCondition.
@@ -88,6 +92,20 @@ func (s *Sentinel) sendPeriodicCommands(i *instance) {
 	if l.pending >= MaxPendingCommands*l.refcount {
 		return
 	}
+	pingPeriod := s.pingInterval(i)
+	if !i.isSentinel() && !i.infoPending && (i.infoRefresh == 0 || s.now-i.infoRefresh > s.infoPeriodFor(i)) {
+		s.sendInfo(i)
+	}
+	if s.now-l.lastPongTime > pingPeriod && s.now-l.lastPingTime > pingPeriod/2 {
+		s.sendPing(i)
+	}
+	if !i.helloPending && s.now-i.lastPubTime > s.timing.PublishPeriod {
+		s.sendHello(i)
+	}
+}
+
+// infoPeriodFor is the INFO period of an instance.
+func (s *Sentinel) infoPeriodFor(i *instance) Millis {
 	infoPeriod := s.timing.InfoPeriod
 	if i.isSlave() && (i.master.flags&(fODown|fFailoverInProgress) != 0 || i.masterLinkDownTime != 0) {
 		infoPeriod = FailingReplicaInfoPeriod
@@ -98,16 +116,7 @@ func (s *Sentinel) sendPeriodicCommands(i *instance) {
 		// failover, is seen within a tick instead of up to 1 s.
 		infoPeriod = ReconfReplicaInfoPeriod
 	}
-	pingPeriod := s.pingInterval(i)
-	if !i.isSentinel() && !i.infoPending && (i.infoRefresh == 0 || s.now-i.infoRefresh > infoPeriod) {
-		s.sendInfo(i)
-	}
-	if s.now-l.lastPongTime > pingPeriod && s.now-l.lastPingTime > pingPeriod/2 {
-		s.sendPing(i)
-	}
-	if !i.helloPending && s.now-i.lastPubTime > s.timing.PublishPeriod {
-		s.sendHello(i)
-	}
+	return infoPeriod
 }
 
 // sendInfo asks an instance for INFO.
