@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 var errConfigUsage = ErrorValue("ERR Only SENTINEL CONFIG GET <option> / SET <option> <value> are supported.")
@@ -32,7 +34,7 @@ func (s *Sentinel) configGet(id uint64, pattern string) {
 	}
 	kv := []Value{}
 	for _, p := range params {
-		if stringMatch(pattern, p.name, true) {
+		if glob.Match(pattern, p.name, true) {
 			kv = append(kv, Bulk(p.name), Bulk(p.value))
 		}
 	}
