@@ -88,3 +88,65 @@ func TestHostileResetDoesNotStall(t *testing.T) {
 		})
 	}
 }
+
+// savedEpoch returns the "sentinel current-epoch" of a config file.
+func savedEpoch(t *testing.T, conf string) string {
+	t.Helper()
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "sentinel current-epoch "); ok {
+			return rest
+		}
+	}
+	return "0"
+}
+
+// TestEpochPoisoning: an unauthenticated IS-MASTER-DOWN-BY-ADDR with epoch
+// INT64_MAX, and a hello published on the sentinel port with that epoch,
+// make redis-sentinel 7.0.15 save current-epoch 9223372036854775807 (logged
+// here side by side); gosentinel refuses both (docs/security.md) and a
+// plausible vote request still works afterwards.
+func TestEpochPoisoning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	master := testutil.StartRedis(t)
+	const peer = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	const peer2 = "cccccccccccccccccccccccccccccccccccccccc"
+	for _, b := range []string{testutil.Binary(t, "redis-sentinel"), bin} {
+		t.Run(filepath.Base(b), func(t *testing.T) {
+			s := startMonitoring(t, b, "mym", master)
+			c := sentinelClient(t, s.Addr())
+			ctx := context.Background()
+			port := fmt.Sprint(master.Port)
+			vote, verr := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "9223372036854775807", peer).Result()
+			neg, nerr := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "-1", peer).Result()
+			hello := "127.0.0.1,26999," + peer2 + ",9223372036854775807,mym,127.0.0.1," + port + ",0"
+			_, herr := c.Do(ctx, "PUBLISH", "__sentinel__:hello", hello).Result()
+			epoch := savedEpoch(t, s.Conf)
+			t.Logf("vote request INT64_MAX: %v %v; -1: %v %v; hello: %v; saved current-epoch %s", vote, verr, neg, nerr, herr, epoch)
+			if filepath.Base(b) == "redis-sentinel" {
+				return // the finding: real Sentinel adopts it (see the log line)
+			}
+			if verr == nil || !strings.Contains(verr.Error(), "negative or above the maximum") {
+				t.Errorf("INT64_MAX vote request = %v, %v; want an epoch error", vote, verr)
+			}
+			if nerr == nil || !strings.Contains(nerr.Error(), "never negative") {
+				t.Errorf("-1 vote request = %v, %v; want an epoch error", neg, nerr)
+			}
+			if epoch != "0" {
+				t.Errorf("saved current-epoch %s, want 0", epoch)
+			}
+			v, err := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "3", peer).Slice()
+			if err != nil || len(v) != 3 || v[1] != peer || v[2] != int64(3) {
+				t.Fatalf("plausible vote request = %v, %v", v, err)
+			}
+			if e := savedEpoch(t, s.Conf); e != "3" {
+				t.Errorf("saved current-epoch %s after a plausible vote, want 3", e)
+			}
+		})
+	}
+}

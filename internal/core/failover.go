@@ -24,6 +24,13 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if s.now < s.failoverStartAt(m) { // stagger.go
 		return false
 	}
+	if s.currentEpoch >= MaxEpoch { // epoch.go: only a hand-edited config gets here
+		if ms.failoverDelayLogged != -1 {
+			ms.failoverDelayLogged = -1
+			s.logf(LevelWarning, "Cannot start a failover: current epoch %d is at the maximum %d", s.currentEpoch, MaxEpoch)
+		}
+		return false
+	}
 	s.startFailover(m)
 	return true
 }
