@@ -106,11 +106,13 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 	if pidfile == "" && cfg.Server.Daemonize {
 		pidfile = "/var/run/redis.pid"
 	}
+	removePid := func() {}
 	if pidfile != "" {
 		if err := os.WriteFile(pidfile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
 			logger.Log(ctx, runtime.LevelWarning, "Failed to write PID file: "+err.Error())
 		} else {
 			defer os.Remove(pidfile)
+			removePid = func() { _ = os.Remove(pidfile) }
 		}
 	}
 	exe, _ := os.Executable()
@@ -144,9 +146,20 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		shownPort = cfg.Server.TLSPort // like redisAsciiArt: the TLS port when there is no plain one
 	}
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", shownPort))
-	sigCtx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	sigCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	runDone := make(chan struct{})
+	go forceExitAfter(sigs, runDone, cancel, shutdownGrace, func() { // shutdown.go
+		logger.Log(ctx, runtime.LevelWarning, "Received SIGTERM scheduling shutdown...")
+		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Orderly shutdown did not finish within %v, exiting now", shutdownGrace))
+		removePid()
+		os.Exit(0)
+	})
 	err = rt.Run(sigCtx)
+	close(runDone)
 	var ee *runtime.ExitError
 	if errors.As(err, &ee) {
 		return ee.Code

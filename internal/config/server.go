@@ -138,6 +138,11 @@ func (c *Config) setStandard(name string, sp spec, vals []string) string {
 		ev, _ := keyspaceEvents(v) // validated
 		c.setOther(name, []string{ev}, true)
 	default:
+		if strings.HasPrefix(name, "tls-") {
+			if msg := checkTLSDirective(name, vals); msg != "" { // tls.go
+				return msg
+			}
+		}
 		c.setOther(name, canonicalArgs(sp, vals), true)
 	}
 	return ""

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 // errConfigUsage is the Redis 7.4 / Valkey 8 text (7.2 lacks the space
@@ -59,7 +61,7 @@ func (s *Sentinel) configGet(id uint64, patterns []string) {
 	kv := []Value{}
 	for _, pattern := range patterns {
 		for _, p := range configParams {
-			if !emitted[p] && stringMatch(pattern, p, true) {
+			if !emitted[p] && glob.Match(pattern, p, true) {
 				emitted[p] = true
 				kv = append(kv, Bulk(p), Bulk(s.configValue(p)))
 			}

@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 var (
@@ -77,7 +79,7 @@ func (s *Sentinel) cmdRemove(id uint64, args []string) {
 func (s *Sentinel) cmdReset(id uint64, args []string) {
 	n := 0
 	for _, m := range s.sortedMasters() {
-		if stringMatch(args[2], m.name, false) {
+		if glob.Match(args[2], m.name, false) {
 			s.resetMaster(m, true, true)
 			n++
 		}

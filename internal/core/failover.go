@@ -24,6 +24,13 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if s.now < s.failoverStartAt(m) { // stagger.go
 		return false
 	}
+	if s.currentEpoch >= MaxEpoch { // epoch.go: only a hand-edited config gets here
+		if ms.failoverDelayLogged != -1 {
+			ms.failoverDelayLogged = -1
+			s.logf(LevelWarning, "Cannot start a failover: current epoch %d is at the maximum %d", s.currentEpoch, MaxEpoch)
+		}
+		return false
+	}
 	s.startFailover(m)
 	return true
 }
@@ -40,8 +47,8 @@ func (s *Sentinel) startFailover(m *instance) {
 	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
 	s.markDirty()
-	s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
-	s.event(LevelWarning, "+try-failover", m, s.at(m))
+	s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	s.event(LevelWarning, "+try-failover", m, s.at(m)) // queued behind +new-epoch
 	ms.failoverStartTime = s.now + s.desync()
 }
 

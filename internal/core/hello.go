@@ -53,6 +53,12 @@ func (s *Sentinel) processHello(payload string) {
 	if !ok {
 		return
 	}
+	for _, e := range []uint64{h.epoch, h.configEpoch} {
+		if why := s.epochRefusal(e); why != "" { // epoch.go
+			s.logf(LevelWarning, "Ignored a hello from %s:%d (%s): %s", h.ip, h.port, h.runid, why)
+			return
+		}
+	}
 	m, ok := s.masters[h.masterName]
 	if !ok {
 		return

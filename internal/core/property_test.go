@@ -143,8 +143,10 @@ func beats(a, b candidate) bool {
 
 func lowerASCII(s string) string {
 	b := []byte(s)
-	for i := range b {
-		b[i] = lower(b[i])
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
 	}
 	return string(b)
 }

@@ -74,35 +74,6 @@ func TestLeaderThreshold(t *testing.T) {
 	}
 }
 
-func TestStringMatch(t *testing.T) {
-	tests := []struct {
-		pat, s string
-		nocase bool
-		want   bool
-	}{
-		{"*", "anything", false, true},
-		{"my*", "mymaster", false, true},
-		{"my*", "MYmaster", false, false},
-		{"my*", "MYmaster", true, true},
-		{"m?m", "mym", false, true},
-		{"m?m", "mm", false, false},
-		{"[a-c]x", "bx", false, true},
-		{"[^a-c]x", "bx", false, false},
-		{"[^a-c]x", "dx", false, true},
-		{"a\\*", "a*", false, true},
-		{"a\\*", "ab", false, false},
-		{"announce-*", "announce-ip", true, true},
-		{"", "", false, true},
-		{"[", "x", false, false},
-		{"[abc", "b", false, true},
-	}
-	for _, tt := range tests {
-		if got := stringMatch(tt.pat, tt.s, tt.nocase); got != tt.want {
-			t.Errorf("stringMatch(%q, %q, %v) = %v, want %v", tt.pat, tt.s, tt.nocase, got, tt.want)
-		}
-	}
-}
-
 // TestUnknownPriority: a replica whose INFO never showed slave_priority is
 // not promoted on the default priority 100 while it reports role:slave
 // (its real priority may be 0, sim S6 seed 3018). One that already runs

@@ -13,13 +13,13 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 	if reqEpoch > s.currentEpoch {
 		s.currentEpoch = reqEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+		s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	}
 	if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {
 		ms.leader = reqRunID
 		ms.leaderEpoch = s.currentEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
+		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
 		if !strings.EqualFold(ms.leader, s.myid) {
 			ms.failoverStartTime = s.now + s.desync()
 		}
@@ -158,6 +158,10 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 		s.respond(id, ErrorValue("ERR value is not an integer or out of range"))
 		return
 	}
+	if reqEpoch < 0 {
+		s.respond(id, ErrorValue("ERR invalid epoch "+args[4]+": epochs are never negative (docs/security.md)"))
+		return
+	}
 	var m *instance
 	for _, x := range s.sortedMasters() {
 		if addrEqualsHost(x.addr, args[2], int(port)) {
@@ -173,6 +177,13 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 		// No vote requested: the reply reveals neither a vote nor an epoch,
 		// so it needs no persist (this is the path that gathers ODOWN).
 		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
+		return
+	}
+	if why := s.epochRefusal(uint64(reqEpoch)); why != "" {
+		// epoch.go: a vote request implausibly far ahead would poison the
+		// current epoch; a real peer reads the error as "no vote".
+		s.logf(LevelWarning, "Refused a vote request for %s:%s: %s", args[2], args[3], why)
+		s.respond(id, ErrorValue("ERR "+why+" (docs/security.md)"))
 		return
 	}
 	leader, leaderEpoch := "", uint64(0)

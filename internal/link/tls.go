@@ -6,12 +6,38 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // TLSFiles names the files of tls-cert-file, tls-key-file and
 // tls-ca-cert-file.
 type TLSFiles struct {
 	CertFile, KeyFile, CAFile string
+	CADir                     string // tls-ca-cert-dir: every PEM certificate in it
+}
+
+// AppendCADir adds every PEM certificate found in the files of dir to pool
+// (OpenSSL reads a hashed directory lazily; reading all of it is a
+// superset). It fails when dir cannot be read or holds no certificate.
+func AppendCADir(pool *x509.CertPool, dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read tls-ca-cert-dir: %w", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err == nil && pool.AppendCertsFromPEM(b) {
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("tls-ca-cert-dir %s: no certificate found", dir)
+	}
+	return nil
 }
 
 // NewTLSConfig builds the client TLS configuration of tls-replication: the
@@ -37,6 +63,14 @@ func NewTLSConfig(f TLSFiles) (*tls.Config, error) {
 		roots = x509.NewCertPool()
 		if !roots.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("link: tls-ca-cert-file %s: no certificate found", f.CAFile)
+		}
+	}
+	if f.CADir != "" {
+		if roots == nil {
+			roots = x509.NewCertPool()
+		}
+		if err := AppendCADir(roots, f.CADir); err != nil {
+			return nil, fmt.Errorf("link: %w", err)
 		}
 	}
 	// Verify the chain ourselves, without the host name check.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/config"
+	"github.com/gosentinel/gosentinel/internal/link"
 	"github.com/gosentinel/gosentinel/internal/server"
 )
 
@@ -113,6 +114,8 @@ func serverTLSConfig(s config.Server) (*tls.Config, error) {
 		return nil, fmt.Errorf("runtime: load tls-cert-file/tls-key-file: %w", err)
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	o := s.TLS()
+	applyTLSOptions(tc, o) // tlsopts.go
 	switch strings.ToLower(s.TLSAuthClients) {
 	case "no":
 		tc.ClientAuth = tls.NoClientCert
@@ -122,16 +125,23 @@ func serverTLSConfig(s config.Server) (*tls.Config, error) {
 	default: // "yes", Redis' default
 		tc.ClientAuth = tls.RequireAndVerifyClientCert
 	}
-	if s.TLSCACertFile == "" {
+	if s.TLSCACertFile == "" && o.CACertDir == "" {
 		return nil, errors.New("runtime: Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!")
 	}
-	pem, err := os.ReadFile(s.TLSCACertFile)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: read tls-ca-cert-file: %w", err)
-	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("runtime: tls-ca-cert-file %s: no certificate found", s.TLSCACertFile)
+	if s.TLSCACertFile != "" {
+		pem, err := os.ReadFile(s.TLSCACertFile)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: read tls-ca-cert-file: %w", err)
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("runtime: tls-ca-cert-file %s: no certificate found", s.TLSCACertFile)
+		}
+	}
+	if o.CACertDir != "" {
+		if err := link.AppendCADir(pool, o.CACertDir); err != nil {
+			return nil, fmt.Errorf("runtime: %w", err)
+		}
 	}
 	tc.ClientCAs = pool
 	return tc, nil

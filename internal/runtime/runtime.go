@@ -134,14 +134,21 @@ func New(opts Options) (*Runtime, error) {
 		lc.SourceIP = opts.Config.Server.BindSourceAddr
 	}
 	if lc.TLS == nil && opts.Config.Server.TLSReplication {
-		tc, err := link.NewTLSConfig(link.TLSFiles{
+		o := opts.Config.Server.TLS()
+		files := link.TLSFiles{
 			CertFile: opts.Config.Server.TLSCertFile,
 			KeyFile:  opts.Config.Server.TLSKeyFile,
 			CAFile:   opts.Config.Server.TLSCACertFile,
-		})
+			CADir:    o.CACertDir,
+		}
+		if o.ClientCertFile != "" { // like Redis: the client certificate of outgoing links
+			files.CertFile, files.KeyFile = o.ClientCertFile, o.ClientKeyFile
+		}
+		tc, err := link.NewTLSConfig(files)
 		if err != nil {
 			return nil, fmt.Errorf("runtime: tls-replication: %w", err)
 		}
+		applyTLSOptions(tc, o) // tlsopts.go
 		lc.TLS = tc
 	}
 	r := &Runtime{

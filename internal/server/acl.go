@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 // ACL errors worded like Redis 7.0 (ACLSetUserStringError).
@@ -352,7 +354,7 @@ func (a *acl) canAccessChannels(name string, chans [][]byte, patterns bool) bool
 			if patterns {
 				ok = p == string(ch)
 			} else {
-				ok = globMatch([]byte(p), ch, false)
+				ok = glob.Match(p, string(ch), false)
 			}
 			if ok {
 				break

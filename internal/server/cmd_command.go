@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 
+	"github.com/gosentinel/gosentinel/internal/glob"
 	"github.com/gosentinel/gosentinel/internal/resp"
 )
 
@@ -146,7 +147,7 @@ func commandList(c *client, args [][]byte) {
 			cat := strings.ToLower(val)
 			keep = func(x *command) bool { return x.hasCategory(cat) }
 		case "pattern":
-			keep = func(x *command) bool { return globMatch([]byte(val), []byte(x.name), true) }
+			keep = func(x *command) bool { return glob.Match(val, x.name, true) }
 		default:
 			c.addError("ERR syntax error")
 			return

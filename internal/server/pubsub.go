@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gosentinel/gosentinel/internal/glob"
 	"github.com/gosentinel/gosentinel/internal/resp"
 )
 
@@ -84,7 +85,7 @@ func (s *Server) Publish(channel, message string) int {
 		targets = append(targets, target{c: c})
 	}
 	for pat, set := range s.ps.patterns {
-		if globMatch([]byte(pat), []byte(channel), false) {
+		if glob.Match(pat, channel, false) {
 			for c := range set {
 				targets = append(targets, target{c: c, pattern: pat})
 			}

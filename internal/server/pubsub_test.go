@@ -88,47 +88,6 @@ func TestPatternAndChannelACL(t *testing.T) {
 		"*3\r\n$10\r\npsubscribe\r\n$3\r\nev*\r\n:2\r\n")
 }
 
-func TestGlobMatch(t *testing.T) {
-	tests := []struct {
-		pat, s string
-		nocase bool
-		want   bool
-	}{
-		{"*", "anything", false, true},
-		{"*", "", false, false}, // like Redis' stringmatchlen
-		{"", "", false, true},
-		{"+*", "+sdown", false, true},
-		{"+*", "-sdown", false, false},
-		{"h?llo", "hello", false, true},
-		{"h?llo", "hllo", false, false},
-		{"h[ae]llo", "hallo", false, true},
-		{"h[^e]llo", "hello", false, false},
-		{"h[a-c]llo", "hbllo", false, true},
-		{"h[c-a]llo", "hbllo", false, true},
-		{"h\\*llo", "h*llo", false, true},
-		{"h\\*llo", "hello", false, false},
-		{"S*", "sentinel", true, true},
-		{"S*", "sentinel", false, false},
-		{"a*b*c", "aXXbYYc", false, true},
-		{"a*b*c", "aXXbYY", false, false},
-		{"a**", "a", false, true},
-		{"[", "a", false, false},
-		{strings.Repeat("*a", 30) + "b", strings.Repeat("a", 60), false, false},
-	}
-	for _, tc := range tests {
-		if got := globMatch([]byte(tc.pat), []byte(tc.s), tc.nocase); got != tc.want {
-			t.Errorf("globMatch(%q, %q, %v) = %v, want %v", tc.pat, tc.s, tc.nocase, got, tc.want)
-		}
-	}
-}
-
-func FuzzGlobMatch(f *testing.F) {
-	f.Add("h[a-c]*?\\x", "hbzzzq\\x")
-	f.Fuzz(func(t *testing.T, pat, s string) {
-		globMatch([]byte(pat), []byte(s), len(s)%2 == 0)
-	})
-}
-
 func ExampleServer_Publish() {
 	s, err := New(Config{Bind: []string{"127.0.0.1"}}, newFakeBackend())
 	if err != nil {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"os"
+	"time"
+)
+
+// shutdownGrace bounds the orderly stop after SIGTERM/SIGINT: if the
+// runtime has not returned by then (the core busy in one long step, a
+// persist stuck in fsync, a link close blocked in the kernel), the process
+// exits anyway. Exiting is safe at any point: the config file is replaced
+// atomically (rename), and nothing that reveals a vote or an epoch leaves
+// before it is on disk, so an abrupt exit loses nothing that was promised.
+const shutdownGrace = 500 * time.Millisecond
+
+// forceExitAfter waits for the first signal on sigs, then calls cancel (the
+// orderly stop) and, unless runDone closes within grace, calls exit. It
+// returns when runDone closes or after exit.
+func forceExitAfter(sigs <-chan os.Signal, runDone <-chan struct{}, cancel func(), grace time.Duration, exit func()) {
+	select {
+	case <-runDone:
+		return
+	case <-sigs:
+	}
+	cancel()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-runDone:
+	case <-t.C:
+		exit()
+	}
+}
