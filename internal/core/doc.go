@@ -49,9 +49,7 @@
 //     SENTINEL IS-MASTER-DOWN-BY-ADDR that asks for a vote, a hello PUBLISH
 //     carrying an epoch, an IS-MASTER-DOWN-BY-ADDR request carrying our
 //     epoch, the SLAVEOF transactions of a failover or reconfiguration, the
-//     +OK of a SENTINEL command that flushes the config, the +vote-for-leader
-//     event and the +new-epoch of a vote or of our own failover, with the
-//     events that follow them except +switch-master) is held back inside
+//     +OK of a SENTINEL command that flushes the config) is held back inside
 //     the core while any change is not yet reported persisted, until a
 //     [PersistDone] without error arrives for a Persist whose snapshot
 //     includes the change. Held-back effects are then released in their

@@ -80,7 +80,6 @@ func TestEpochPoisoningHello(t *testing.T) {
 			// PUBLISH on our port: the unauthenticated path (a hello on a
 			// master's channel is processed by the same code).
 			_, effs := request(s, 100, 1, "PUBLISH", HelloChannel, tt.payload)
-			effs = withPersisted(s, 100, effs)
 			if got := emitTypes(effs); got != tt.events {
 				t.Fatalf("events %q, want %q", got, tt.events)
 			}

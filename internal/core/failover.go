@@ -47,8 +47,8 @@ func (s *Sentinel) startFailover(m *instance) {
 	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
 	s.markDirty()
-	s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
-	s.event(LevelWarning, "+try-failover", m, s.at(m)) // queued behind +new-epoch
+	s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	s.event(LevelWarning, "+try-failover", m, s.at(m))
 	ms.failoverStartTime = s.now + s.desync()
 }
 

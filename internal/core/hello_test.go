@@ -72,7 +72,6 @@ func TestHelloProcessing(t *testing.T) {
 			if len(resp) != 1 || resp[0].Value.Int != 1 {
 				t.Fatalf("PUBLISH reply %v", resp)
 			}
-			effs = withPersisted(s, 100, effs)
 			if got := emitTypes(effs); got != tt.events {
 				t.Fatalf("events %q, want %q", got, tt.events)
 			}
@@ -162,7 +161,6 @@ func TestNewerConfigSupersedesOurFailover(t *testing.T) {
 				t.Fatalf("setup: shown %d", s.currentMasterAddr(m).Port)
 			}
 			_, effs := request(s, 100, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 3, "127.0.0.1", tt.port, 3))
-			effs = withPersisted(s, 100, effs)
 			if got := emitTypes(effs); got != tt.events {
 				t.Fatalf("events %q, want %q", got, tt.events)
 			}

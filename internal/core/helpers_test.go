@@ -34,16 +34,6 @@ func newTestCore(t testing.TB) *Sentinel {
 	return s
 }
 
-// withPersisted appends to effs what the core does when every Persist in
-// it completes: the events, replies and commands it held until the change
-// was on disk (persist before reveal).
-func withPersisted(s *Sentinel, now Millis, effs []Effect) []Effect {
-	for _, p := range effectsOf[Persist](effs) {
-		effs = append(effs, s.Step(now, PersistDone{Seq: p.Seq})...)
-	}
-	return effs
-}
-
 // effectsOf filters effects by type.
 func effectsOf[T Effect](effs []Effect) []T {
 	var out []T

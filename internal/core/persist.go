@@ -12,9 +12,6 @@ type persistState struct {
 	doneSeq  uint64 // Seq of the last successful Persist
 	retryAt  Millis // no new Persist before this time (after a failure)
 	held     []heldEffect
-	// heldEmits counts the held events (event.go): while any is held,
-	// later events queue behind it.
-	heldEmits int
 }
 
 // heldEffect is an effect waiting for a Persist to succeed.
@@ -23,10 +20,6 @@ type heldEffect struct {
 	eff  Effect
 	// fail replaces eff when the Persist fails; nil drops it.
 	fail Effect
-	// isEvent marks a held Emit; event is its instance, for the
-	// notification script queued when it is released.
-	isEvent bool
-	event   *instance
 }
 
 // markDirty records a change of persisted state (sentinelFlushConfig).
@@ -87,18 +80,12 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 			keep = append(keep, h)
 			continue
 		}
-		if h.isEvent {
-			p.heldEmits--
-		}
 		if e.Err == nil {
 			s.release(h.eff)
 		} else if h.fail != nil {
 			s.release(h.fail)
 		} else if snd, ok := h.eff.(Send); ok {
 			s.forgetSend(snd)
-		}
-		if ev, ok := h.eff.(Emit); ok && h.isEvent && (e.Err == nil || h.fail == h.eff) {
-			s.notifyScript(ev.Level, ev.Type, h.event, ev.Msg)
 		}
 	}
 	p.held = keep

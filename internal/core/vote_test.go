@@ -2,7 +2,6 @@ package core
 
 import (
 	"errors"
-	"strings"
 	"testing"
 )
 
@@ -33,23 +32,18 @@ func TestVotePersistedBeforeReply(t *testing.T) {
 	if p.State.CurrentEpoch != 5 || p.State.Masters[0].LeaderEpoch != 5 || p.State.Masters[0].Leader != peerB {
 		t.Fatalf("persisted state lacks the vote: %+v", p.State)
 	}
-	// +new-epoch and +vote-for-leader reveal the vote too: held as well.
-	if emits := effectsOf[Emit](effs); len(emits) != 0 {
-		t.Fatalf("events revealed before persist: %+v", emits)
-	}
-	// A stale PersistDone does not release anything.
-	if got := s.Step(11, PersistDone{Seq: p.Seq + 7}); len(effectsOf[Respond](got)) != 0 || len(effectsOf[Emit](got)) != 0 {
-		t.Fatalf("released by a wrong seq: %v", got)
-	}
-	done := s.Step(12, PersistDone{Seq: p.Seq})
-	got := effectsOf[Respond](done)
-	if len(got) != 1 || renderValue(got[0].Value) != `[:0 "`+peerB+`" :5]` {
-		t.Fatalf("reply after persist: %v", got)
-	}
-	emits := effectsOf[Emit](done)
+	emits := effectsOf[Emit](effs)
 	if len(emits) != 2 || emits[0].Type != "+new-epoch" || emits[0].Msg != "5" ||
 		emits[1].Type != "+vote-for-leader" || emits[1].Msg != peerB+" 5" {
-		t.Fatalf("events after persist: %+v", emits)
+		t.Fatalf("events: %+v", emits)
+	}
+	// A stale PersistDone does not release anything.
+	if got := effectsOf[Respond](s.Step(11, PersistDone{Seq: p.Seq + 7})); len(got) != 0 {
+		t.Fatalf("released by a wrong seq: %v", got)
+	}
+	got := effectsOf[Respond](s.Step(12, PersistDone{Seq: p.Seq}))
+	if len(got) != 1 || renderValue(got[0].Value) != `[:0 "`+peerB+`" :5]` {
+		t.Fatalf("reply after persist: %v", got)
 	}
 	if s.PersistedSeq() != p.Seq {
 		t.Fatalf("PersistedSeq = %d", s.PersistedSeq())
@@ -236,33 +230,5 @@ func TestRealSentinelTranscript(t *testing.T) {
 	h, ok := parseHello("127.0.0.1,55123,929d1bf748a15d5b7ac6300aeb6073745dac30f8,0,mym,127.0.0.1,56065,0")
 	if !ok || h.port != 55123 || h.masterPort != 56065 || h.runid != "929d1bf748a15d5b7ac6300aeb6073745dac30f8" {
 		t.Fatalf("hello %+v", h)
-	}
-}
-
-// TestVoteEventsOnPersistFailure: when the Persist of a vote fails, the
-// held +new-epoch and +vote-for-leader are logged but never published (the
-// vote reply says "no vote"); an event queued behind them is still
-// published, in order.
-func TestVoteEventsOnPersistFailure(t *testing.T) {
-	s := newTestCore(t)
-	_, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
-	p := persistOf(t, effs)
-	s.out = nil
-	s.event(LevelWarning, "+test-behind", nil, "x")
-	if got := emitTypes(s.out); got != "" {
-		t.Fatalf("an event overtook the held vote events: %q", got)
-	}
-	done := s.Step(12, PersistDone{Seq: p.Seq, Err: errors.New("disk full")})
-	if got := emitTypes(done); got != "+test-behind" {
-		t.Fatalf("published after a failed persist: %q", got)
-	}
-	logs := 0
-	for _, l := range effectsOf[Log](done) {
-		if strings.Contains(l.Msg, "not published") {
-			logs++
-		}
-	}
-	if logs != 2 {
-		t.Fatalf("want the two vote events as unpublished log lines, got %v", done)
 	}
 }
