@@ -1,0 +1,356 @@
+package netlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ProcSpec describes a process to start on a host.
+type ProcSpec struct {
+	// Name labels the process in logs and names its default output files.
+	Name string
+	// Argv is the program and its arguments (looked up in PATH).
+	Argv []string
+	// Dir is the working directory; "" = <lab dir>/<host>/<Name>, created.
+	Dir string
+	// Env is added to the test process's environment.
+	Env []string
+	// Stdout, Stderr are file paths; "" = Dir/<Name>.out and Dir/<Name>.err.
+	Stdout, Stderr string
+	// TmpfsDirs are mounted as a small tmpfs (TmpfsSize) in the process's
+	// private mount namespace before exec; FillDisk works on them.
+	TmpfsDirs []string
+	// TmpfsSize is the tmpfs size ("1m" when empty).
+	TmpfsSize string
+	// BindSelf are bind-mounted onto themselves in the process's mount
+	// namespace, so SetReadOnly can remount them read-only.
+	BindSelf []string
+}
+
+// Proc is a process running on a lab host. PID is the real program's
+// (signals reach it directly); it leads its own process group.
+type Proc struct {
+	PID  int
+	Name string
+	Host *Host
+	Spec ProcSpec
+
+	cmd  *exec.Cmd
+	done chan struct{}
+
+	mu       sync.Mutex
+	exitCode int
+	waitErr  error
+}
+
+// ErrExited is returned by operations on a process that has exited.
+var ErrExited = errors.New("netlab: process has exited")
+
+// spawner forks every child from one OS thread that stays locked for the
+// life of the program: Pdeathsig fires when the *thread* that forked a child
+// exits, and the lab discards threads after setns (see inNetns), so forking
+// from an arbitrary thread could kill a child at a random moment.
+var (
+	spawnOnce sync.Once
+	spawnReq  chan func()
+)
+
+func spawn(fn func()) {
+	spawnOnce.Do(func() {
+		spawnReq = make(chan func())
+		go func() {
+			runtime.LockOSThread()
+			for f := range spawnReq {
+				f()
+			}
+		}()
+	})
+	done := make(chan struct{})
+	spawnReq <- func() { fn(); close(done) }
+	<-done
+}
+
+// shq quotes s for sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// wrapperScript prepares the private mount namespace, then execs the program
+// (so the PID stays the program's).
+func wrapperScript(spec ProcSpec, dir string) string {
+	var b strings.Builder
+	b.WriteString("set -e\n")
+	size := spec.TmpfsSize
+	if size == "" {
+		size = "1m"
+	}
+	for _, d := range spec.TmpfsDirs {
+		fmt.Fprintf(&b, "mkdir -p %s\nmount -t tmpfs -o size=%s,mode=0755 netlab %s\n", shq(d), shq(size), shq(d))
+	}
+	for _, d := range spec.BindSelf {
+		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", shq(d), shq(d), shq(d))
+	}
+	fmt.Fprintf(&b, "cd %s\nexec \"$@\"\n", shq(dir))
+	return b.String()
+}
+
+// Start starts a process on the host: `ip netns exec <ns> unshare --mount
+// --propagation private sh -c <mounts; exec argv>`. ip, unshare and sh all
+// exec, so PID is the program's. The process gets SIGKILL if the test
+// process dies (Pdeathsig), and Close kills it otherwise.
+func (h *Host) Start(spec ProcSpec) (*Proc, error) {
+	if len(spec.Argv) == 0 {
+		return nil, fmt.Errorf("netlab: start on %s: empty Argv", h.Name)
+	}
+	if spec.Name == "" {
+		spec.Name = filepath.Base(spec.Argv[0])
+	}
+	l := h.lab
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	dir := spec.Dir
+	if dir == "" {
+		dir = filepath.Join(l.dir, h.Name, spec.Name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, err)
+	}
+	outPath, errPath := spec.Stdout, spec.Stderr
+	if outPath == "" {
+		outPath = filepath.Join(dir, spec.Name+".out")
+	}
+	if errPath == "" {
+		errPath = filepath.Join(dir, spec.Name+".err")
+	}
+	stdout, err := os.OpenFile(outPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("netlab: start %s: %w", spec.Name, err)
+	}
+	defer stdout.Close()
+	stderr, err := os.OpenFile(errPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("netlab: start %s: %w", spec.Name, err)
+	}
+	defer stderr.Close()
+	prog, err := exec.LookPath(spec.Argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, err)
+	}
+	args := []string{"netns", "exec", h.ns, "unshare", "--mount", "--propagation", "private",
+		"sh", "-c", wrapperScript(spec, dir), "netlab-" + spec.Name, prog}
+	args = append(args, spec.Argv[1:]...)
+	cmd := exec.Command("ip", args...)
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var startErr error
+	spawn(func() { startErr = cmd.Start() })
+	if startErr != nil {
+		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, startErr)
+	}
+	p := &Proc{PID: cmd.Process.Pid, Name: spec.Name, Host: h, Spec: spec, cmd: cmd, done: make(chan struct{})}
+	p.Spec.Dir = dir
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.waitErr = err
+		p.exitCode = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.exitCode = 128 + int(ws.Signal())
+		}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	l.mu.Lock()
+	if l.closed { // raced with Close
+		l.mu.Unlock()
+		_ = p.Kill()
+		return nil, ErrClosed
+	}
+	l.procs[p] = true
+	l.mu.Unlock()
+	l.log.Info("netlab: process started", "host", h.Name, "name", spec.Name, "pid", p.PID, "argv", strings.Join(spec.Argv, " "))
+	return p, nil
+}
+
+// Signal sends sig to the process (SIGSTOP, SIGCONT, SIGTERM, SIGKILL ...).
+func (p *Proc) Signal(sig syscall.Signal) error {
+	select {
+	case <-p.done:
+		return ErrExited
+	default:
+	}
+	if err := syscall.Kill(p.PID, sig); err != nil {
+		return fmt.Errorf("netlab: signal %v to %s (pid %d): %w", sig, p.Name, p.PID, err)
+	}
+	l := p.Host.lab
+	l.mu.Lock()
+	switch sig {
+	case syscall.SIGSTOP:
+		l.stopped[p] = true
+	case syscall.SIGCONT, syscall.SIGKILL:
+		delete(l.stopped, p)
+	}
+	l.mu.Unlock()
+	l.log.Info("netlab: signal", "host", p.Host.Name, "name", p.Name, "pid", p.PID, "signal", sig.String())
+	return nil
+}
+
+// Kill sends SIGKILL to the process and its process group (children such
+// as a redis BGSAVE fork) and waits until it has exited. Killing an exited
+// process is not an error.
+func (p *Proc) Kill() error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("netlab: %s (pid %d) did not exit after SIGKILL", p.Name, p.PID)
+	}
+}
+
+// Wait blocks until the process exits or ctx ends.
+func (p *Proc) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("netlab: wait for %s: %w", p.Name, ctx.Err())
+	}
+}
+
+// Done is closed when the process has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the process has exited, and its exit code
+// (128+signal when killed by a signal).
+func (p *Proc) Exited() (bool, int) {
+	select {
+	case <-p.done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return true, p.exitCode
+	default:
+		return false, 0
+	}
+}
+
+// Exec runs a short command inside the process's network and mount
+// namespaces (nsenter), so it sees the process's tmpfs and read-only mounts.
+func (p *Proc) Exec(ctx context.Context, argv ...string) ([]byte, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("netlab: Exec in %s: empty command", p.Name)
+	}
+	if done, _ := p.Exited(); done {
+		return nil, ErrExited
+	}
+	args := append([]string{"-t", fmt.Sprint(p.PID), "-m", "-n", "--"}, argv...)
+	out, err := commandContext(ctx, "nsenter", args...).CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("netlab: exec in %s: %s: %w", p.Name, strings.Join(argv, " "), err)
+	}
+	return out, nil
+}
+
+// SetReadOnly remounts dir (one of the spec's BindSelf) read-only or
+// read-write in the process's mount namespace. Even root cannot write to a
+// read-only mount, which chmod would not achieve.
+func (p *Proc) SetReadOnly(dir string, ro bool) error {
+	if !slices.Contains(p.Spec.BindSelf, dir) {
+		return fmt.Errorf("netlab: SetReadOnly %s: not in %s's BindSelf", dir, p.Name)
+	}
+	mode := "rw"
+	if ro {
+		mode = "ro"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.Exec(ctx, "mount", "-o", "remount,bind,"+mode, dir); err != nil {
+		return err
+	}
+	if ro {
+		p.Host.lab.addHeal(func() error {
+			if err := p.SetReadOnly(dir, false); err != nil && !errors.Is(err, ErrExited) {
+				return err
+			}
+			return nil
+		})
+	}
+	p.Host.lab.log.Info("netlab: remount", "host", p.Host.Name, "name", p.Name, "dir", dir, "mode", mode)
+	return nil
+}
+
+// fillName is the filler file FillDisk creates.
+const fillName = ".netlab-fill"
+
+// FillDisk fills the tmpfs at dir (one of the spec's TmpfsDirs) until the
+// next write fails with ENOSPC. heal removes the filler. It writes through
+// /proc/<pid>/root, which resolves paths in the process's mount namespace.
+func (p *Proc) FillDisk(dir string) (heal func() error, err error) {
+	if !slices.Contains(p.Spec.TmpfsDirs, dir) {
+		return nil, fmt.Errorf("netlab: FillDisk %s: not in %s's TmpfsDirs", dir, p.Name)
+	}
+	if done, _ := p.Exited(); done {
+		return nil, ErrExited
+	}
+	path := filepath.Join(fmt.Sprintf("/proc/%d/root", p.PID), dir, fillName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("netlab: FillDisk %s: %w", dir, err)
+	}
+	defer f.Close()
+	for _, size := range []int{1 << 16, 1 << 12, 1} {
+		buf := make([]byte, size)
+		for {
+			if _, werr := f.Write(buf); werr != nil {
+				if !errors.Is(werr, syscall.ENOSPC) {
+					_ = os.Remove(path)
+					return nil, fmt.Errorf("netlab: FillDisk %s: %w", dir, werr)
+				}
+				break
+			}
+		}
+	}
+	p.Host.lab.log.Info("netlab: disk full", "host", p.Host.Name, "name", p.Name, "dir", dir)
+	var once sync.Once
+	var herr error
+	heal = func() error {
+		once.Do(func() {
+			// The process may be gone; then its tmpfs is gone too.
+			if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				if done, _ := p.Exited(); !done {
+					herr = fmt.Errorf("netlab: heal FillDisk %s: %w", dir, rerr)
+				}
+			}
+		})
+		return herr
+	}
+	p.Host.lab.addHeal(heal)
+	return heal, nil
+}
+
+// addHeal registers a process-level heal for HealAll.
+func (l *Lab) addHeal(h func() error) {
+	l.mu.Lock()
+	l.heals = append(l.heals, h)
+	l.mu.Unlock()
+}
