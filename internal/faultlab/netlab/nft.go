@@ -57,7 +57,14 @@ func (l *Lab) rulesetLocked(h *Host) string {
 		f := l.faults[id]
 		switch f.kind {
 		case kindPackets:
-			if f.to == h {
+			// Reject sits in the sender's output: the reset reaches the
+			// sender's socket locally and cannot be eaten by the reverse
+			// rule of a symmetric cut. Drop sits at the receiver's input
+			// (a drop in output would surface as EPERM to the sender).
+			if f.mode == Reject && f.from == h {
+				out = append(out, verdict("ip daddr "+f.to.IP(), f.mode)...)
+			}
+			if f.mode == Drop && f.to == h {
 				in = append(in, verdict("ip saddr "+f.from.IP(), f.mode)...)
 			}
 		case kindOrigin:
