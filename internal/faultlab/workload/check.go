@@ -52,12 +52,15 @@ type Report struct {
 	StaleAcks                                        int     // acked by a node invoked after the sentinels' +switch-master away from it
 	StaleAcksLate                                    int     // ... invoked more than 1 s after it
 	SplitBrainS                                      float64 // seconds with ≥2 redis role:master AND AcceptsWrite
-	RTODetect, RTOSwitch, RTOConverged, RTOClient    time.Duration
-	Failovers                                        int // distinct (master, new address, epoch) +switch-master
-	FalseFailovers                                   int
-	EpochsBurned                                     int // max current-epoch rise of one sentinel during the run
-	TILTs, SDOWNFlaps, NotElected, NoGoodSlave       int
-	Violations                                       []Violation
+	// RTOClient is, for the worst writer, fault → acknowledgement of its
+	// first write invoked after the fault and acknowledged by FinalMaster
+	// (-1 if a writer never got one).
+	RTODetect, RTOSwitch, RTOConverged, RTOClient time.Duration
+	Failovers                                     int // distinct (master, new address, epoch) +switch-master
+	FalseFailovers                                int
+	EpochsBurned                                  int // max current-epoch rise of one sentinel during the run
+	TILTs, SDOWNFlaps, NotElected, NoGoodSlave    int
+	Violations                                    []Violation
 
 	// MaxQuorumMasters is the most distinct addresses reported each by
 	// ≥ Quorum sentinels at one instant (S5: must be ≤ 1).
@@ -71,15 +74,20 @@ type Report struct {
 	UnknownApplied int
 	// NoNode counts ok writes whose acknowledging node is unknown.
 	NoNode int
-	// RTOClientNew is fault → first ok write invoked after the fault and
-	// acknowledged by another node than OldMaster (max over writers; -1).
-	RTOClientNew time.Duration
 	// RTOClientBy is RTO_client per writer (-1: none after the fault).
 	RTOClientBy map[string]time.Duration
 	// SwitchesBy counts +switch-master events per sentinel.
 	SwitchesBy map[string]int
+	// PerWriter holds the write figures of each writer (one writer is one
+	// client kind and write mode).
+	PerWriter map[string]WriterReport
 	// Notes explain figures that could not be computed.
 	Notes []string
+}
+
+// WriterReport is the write figures of one writer.
+type WriterReport struct {
+	Writes, Acked, LostAck, Unknown, Failed, StaleAcks, StaleAcksLate int
 }
 
 // Violation is one broken invariant with its evidence.
@@ -94,8 +102,8 @@ func Check(in Input) Report {
 	if in.Quorum <= 0 {
 		in.Quorum = 2
 	}
-	c := &checker{in: in, r: Report{RTODetect: -1, RTOSwitch: -1, RTOConverged: -1, RTOClient: -1, RTOClientNew: -1,
-		RTOClientBy: map[string]time.Duration{}, SwitchesBy: map[string]int{}}}
+	c := &checker{in: in, r: Report{RTODetect: -1, RTOSwitch: -1, RTOConverged: -1, RTOClient: -1,
+		RTOClientBy: map[string]time.Duration{}, SwitchesBy: map[string]int{}, PerWriter: map[string]WriterReport{}}}
 	c.index()
 	c.writes()
 	c.stale()

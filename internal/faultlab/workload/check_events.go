@@ -98,7 +98,7 @@ type epochObs struct {
 	at      time.Time
 	epoch   int64
 	current bool   // a current epoch (hello, +new-epoch) rather than a config epoch
-	stream  string // observations of one stream arrive in order (S3)
+	stream  string // observations of one stream arrive in order (S3); "" = not checked by S3
 }
 
 // epochs returns every epoch observation per sentinel, by time.
@@ -123,6 +123,11 @@ func (c *checker) epochs() map[string][]epochObs {
 		for _, s := range c.samples[name] {
 			if s.ConfigEpoch >= 0 {
 				out[name] = append(out[name], epochObs{s.At, s.ConfigEpoch, false, "config-epoch"})
+			}
+			if s.CurrentEpoch >= 0 {
+				// The latest epoch heard on any node: streams interleave,
+				// so it is not checked for order (the hellos are).
+				out[name] = append(out[name], epochObs{s.At, s.CurrentEpoch, true, ""})
 			}
 		}
 	}

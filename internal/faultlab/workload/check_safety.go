@@ -130,6 +130,9 @@ func (c *checker) s3() {
 	for _, name := range sentinels {
 		last := map[string]epochObs{}
 		for _, o := range obs[name] {
+			if o.stream == "" {
+				continue
+			}
 			p, ok := last[o.stream]
 			last[o.stream] = o
 			if !ok || o.epoch >= p.epoch {

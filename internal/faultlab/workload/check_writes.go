@@ -16,43 +16,44 @@ func (c *checker) writes() {
 	}
 	invoked := map[string]Op{}
 	firstOK := map[string]time.Time{}
-	firstNew := map[string]time.Time{}
 	writers := map[string]bool{}
 	for _, op := range c.in.Ops {
 		invoked[op.ID] = op
 		writers[op.Writer] = true
 		c.r.Writes++
+		pw := c.r.PerWriter[op.Writer]
+		pw.Writes++
 		switch op.Result {
 		case ResultOK:
 			c.r.Acked++
+			pw.Acked++
 			if final[op.ID] == 0 {
 				c.r.LostAck++
+				pw.LostAck++
 			}
 			if op.Node == "" {
 				c.r.NoNode++
 			}
-			if !c.in.FaultAt.IsZero() && !op.Invoke.Before(c.in.FaultAt) {
-				if t, ok := firstOK[op.Writer]; !ok || op.Invoke.Before(t) {
-					firstOK[op.Writer] = op.Invoke
-				}
-				if op.Node != "" && c.norm(op.Node) != c.norm(c.in.OldMaster) {
-					if t, ok := firstNew[op.Writer]; !ok || op.Invoke.Before(t) {
-						firstNew[op.Writer] = op.Invoke
-					}
+			if c.recovered(op) {
+				if t, ok := firstOK[op.Writer]; !ok || op.Complete.Before(t) {
+					firstOK[op.Writer] = op.Complete
 				}
 			}
 		case ResultFail:
 			c.r.Failed++
+			pw.Failed++
 			if final[op.ID] > 0 {
 				c.r.FailedApplied++
 				c.violate("W1", "write %s recorded fail (%s) is in the final read", op.ID, op.Err)
 			}
 		default:
 			c.r.Unknown++
+			pw.Unknown++
 			if final[op.ID] > 0 {
 				c.r.UnknownApplied++
 			}
 		}
+		c.r.PerWriter[op.Writer] = pw
 	}
 	ids := make([]string, 0, len(final))
 	for id := range final {
@@ -75,27 +76,39 @@ func (c *checker) writes() {
 		names = append(names, w)
 	}
 	sort.Strings(names)
-	worst, worstNew := time.Duration(0), time.Duration(0)
+	worst := time.Duration(0)
 	for i, w := range names {
 		d := time.Duration(-1)
 		if t, ok := firstOK[w]; ok {
 			d = t.Sub(c.in.FaultAt)
 		}
 		c.r.RTOClientBy[w] = d
-		dn := time.Duration(-1)
-		if t, ok := firstNew[w]; ok {
-			dn = t.Sub(c.in.FaultAt)
-		}
 		if i == 0 || worst >= 0 && (d < 0 || d > worst) {
 			worst = d
 		}
-		if i == 0 || worstNew >= 0 && (dn < 0 || dn > worstNew) {
-			worstNew = dn
-		}
 	}
 	if len(names) > 0 {
-		c.r.RTOClient, c.r.RTOClientNew = worst, worstNew
+		c.r.RTOClient = worst
 	}
+}
+
+// recovered reports whether an ok op counts for RTO_client: invoked after
+// the fault and acknowledged by the final master (by a node other than the
+// old master when the final master is not known). Writes invoked after the
+// fault but still served by a dying master, or acknowledged late by a
+// paused one, do not end the outage; measuring to the acknowledgement
+// (Complete) counts a write stalled across the fault.
+func (c *checker) recovered(op Op) bool {
+	if c.in.FaultAt.IsZero() || op.Invoke.Before(c.in.FaultAt) {
+		return false
+	}
+	switch {
+	case c.in.FinalMaster != "":
+		return op.Node != "" && c.norm(op.Node) == c.norm(c.in.FinalMaster)
+	case c.in.OldMaster != "":
+		return op.Node != "" && c.norm(op.Node) != c.norm(c.in.OldMaster)
+	}
+	return true
 }
 
 // awayInterval is a time during which the sentinels had switched away from
@@ -134,9 +147,13 @@ func (c *checker) stale() {
 				continue
 			}
 			c.r.StaleAcks++
+			pw := c.r.PerWriter[op.Writer]
+			pw.StaleAcks++
 			if op.Invoke.Sub(iv.from) > time.Second {
 				c.r.StaleAcksLate++
+				pw.StaleAcksLate++
 			}
+			c.r.PerWriter[op.Writer] = pw
 			break
 		}
 	}

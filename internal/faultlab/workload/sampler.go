@@ -38,6 +38,8 @@ type Sampler struct {
 	events  []Event
 	epoch   map[string]int64  // sentinel name → latest current epoch heard
 	runids  map[string]string // sentinel runid → target name
+	counts  map[string]int    // target → samples taken
+	changed chan struct{}     // closed (and replaced) after every sample
 	once    sync.Once
 	out     struct {
 		samples []Sample
@@ -62,7 +64,7 @@ func StartSampler(ctx context.Context, cfg SamplerConfig) (*Sampler, error) {
 		c.Timeout = 200 * time.Millisecond
 	}
 	c.Dialer = c.Dialer.orDefault()
-	s := &Sampler{cfg: c, start: time.Now(), byAddr: map[string]string{}, epoch: map[string]int64{}, runids: map[string]string{}}
+	s := &Sampler{cfg: c, start: time.Now(), byAddr: map[string]string{}, counts: map[string]int{}, changed: make(chan struct{}), epoch: map[string]int64{}, runids: map[string]string{}}
 	seen := map[string]bool{}
 	for _, t := range append(append([]Target(nil), c.Redis...), c.Sentinels...) {
 		if t.Name == "" || t.Addr == "" || seen[t.Name] {
@@ -113,6 +115,38 @@ func (s *Sampler) Stop() ([]Sample, []Event) {
 	return s.out.samples, s.out.events
 }
 
+// WaitRounds blocks until every target has been sampled n more times
+// (successfully or not) since the call, or ctx ends. A scenario uses it to
+// record the cluster for a while after it converged.
+func (s *Sampler) WaitRounds(ctx context.Context, n int) error {
+	s.mu.Lock()
+	start := make(map[string]int, len(s.counts))
+	for k, v := range s.counts {
+		start[k] = v
+	}
+	s.mu.Unlock()
+	for {
+		s.mu.Lock()
+		done := true
+		for _, t := range append(append([]Target(nil), s.cfg.Redis...), s.cfg.Sentinels...) {
+			if s.counts[t.Name]-start[t.Name] < n {
+				done = false
+				break
+			}
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("workload: wait for %d sample rounds: %w", n, ctx.Err())
+		case <-ch:
+		}
+	}
+}
+
 // client returns a single-connection go-redis client for one target with
 // short timeouts and no retries.
 func (s *Sampler) client(t Target, password string) *redis.Client {
@@ -150,6 +184,9 @@ func (s *Sampler) loop(ctx context.Context, t Target, sample func(context.Contex
 			}
 			s.mu.Lock()
 			s.samples = append(s.samples, smp)
+			s.counts[t.Name]++
+			close(s.changed)
+			s.changed = make(chan struct{})
 			s.mu.Unlock()
 		}
 	}

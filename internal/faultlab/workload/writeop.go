@@ -11,37 +11,39 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// write runs one operation: one pipeline on one connection,
-// RPUSH key id [WAIT n 100] CLIENT INFO, and classifies it.
+// write runs one operation of this writer.
 func (w *Writer) write(id, key string) Op {
 	ctx, cancel := w.opContext()
 	defer cancel()
-	op := Op{Writer: w.cfg.Name, ID: id, Key: key, Replicas: -1}
-	w.tracker.begin(id)
+	return runOp(ctx, w.rdb, w.tracker, w.cfg.Mode, w.cfg.Replicas, w.cfg.Name, id, key)
+}
+
+// runOp runs one operation through rdb: one pipeline on one connection,
+// RPUSH key id [WAIT n 100] CLIENT INFO, and classifies it. tr must track
+// rdb's connections.
+func runOp(ctx context.Context, rdb *redis.Client, tr *sendTracker, mode WriteMode, replicas int, writer, id, key string) Op {
+	op := Op{Writer: writer, ID: id, Key: key, Replicas: -1}
+	want := 0
+	switch mode {
+	case ModeWait1:
+		want = 1
+	case ModeWaitAll:
+		want = replicas
+	}
+	tr.begin(id)
 	op.Invoke = time.Now()
 	var push *redis.IntCmd
-	var wait *redis.Cmd
-	var info *redis.Cmd
-	_, err := w.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	var wait, info *redis.Cmd
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		push = p.RPush(ctx, key, id)
-		switch w.cfg.Mode {
-		case ModeWait1:
-			wait = p.Do(ctx, "WAIT", 1, 100)
-		case ModeWaitAll:
-			wait = p.Do(ctx, "WAIT", w.cfg.Replicas, 100)
+		if want > 0 {
+			wait = p.Do(ctx, "WAIT", want, 100)
 		}
 		info = p.Do(ctx, "CLIENT", "INFO")
 		return nil
 	})
 	op.Complete = time.Now()
-	op.Sent = w.tracker.end(id)
-	want := 0
-	switch w.cfg.Mode {
-	case ModeWait1:
-		want = 1
-	case ModeWaitAll:
-		want = w.cfg.Replicas
-	}
+	op.Sent = tr.end(id)
 	classify(&op, err, push, wait, info, want)
 	return op
 }

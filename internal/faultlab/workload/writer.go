@@ -161,6 +161,35 @@ func (w *Writer) Stop() []Op {
 	return out
 }
 
+// Progress is a snapshot of a running writer's counts.
+type Progress struct {
+	OK, Fail, Unknown int
+	LastOK            time.Time // invoke time of the latest ok write
+	LastOKNode        string    // its acknowledging node
+}
+
+// Progress returns the writer's counts so far (for a scenario waiting until
+// writes flow again).
+func (w *Writer) Progress() Progress {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var p Progress
+	for _, op := range w.ops {
+		switch op.Result {
+		case ResultOK:
+			p.OK++
+			if op.Invoke.After(p.LastOK) {
+				p.LastOK, p.LastOKNode = op.Invoke, op.Node
+			}
+		case ResultFail:
+			p.Fail++
+		default:
+			p.Unknown++
+		}
+	}
+	return p
+}
+
 // work is one worker: take a token, write, record, until ctx ends.
 func (w *Writer) work(ctx context.Context) {
 	defer w.wg.Done()
