@@ -37,6 +37,10 @@ type Input struct {
 	// ConfigHistory holds copies of config files taken during the run (L2
 	// "at every instant"); each is checked like ConfigFiles.
 	ConfigHistory []ConfigFile
+	// Resources are readings of the lab's processes (StartResourceSampler)
+	// for R1's "no unbounded growth"; ResourceLimits bounds it.
+	Resources      []ResourceSample
+	ResourceLimits ResourceLimits
 }
 
 // ConfigFile is one copy of a sentinel's config file.
@@ -118,6 +122,7 @@ func Check(in Input) Report {
 	for _, p := range in.Crashes {
 		c.violate("R1", "process exited unexpectedly: %s", p)
 	}
+	c.r1Resources()
 	return c.r
 }
 

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"context"
+	"os"
 	"testing"
 	"time"
 )
@@ -249,5 +251,55 @@ func TestCheckEventFigures(t *testing.T) {
 	w.event(7000, "s1", "+switch-master", "m 10.0.0.2 6379 10.0.0.3 6379")
 	if r := Check(w.in); r.Failovers != 2 {
 		t.Fatalf("failovers %d, want 2", r.Failovers)
+	}
+}
+
+func TestCheckR1Resources(t *testing.T) {
+	w := failover()
+	flat := func(p string, pid int, rss func(i int) int64) {
+		for i := 0; i < 90; i++ { // one reading per second for 90 s
+			w.in.Resources = append(w.in.Resources, ResourceSample{At: at(i * 1000), Process: p, PID: pid, RSSKB: rss(i), FDs: 20, Threads: 8})
+		}
+	}
+	// Warm-up growth in the first half, flat afterwards: fine.
+	flat("s1", 100, func(i int) int64 {
+		if i < 40 {
+			return int64(10000 + 500*i)
+		}
+		return 30000
+	})
+	mustNot(t, Check(w.in), "R1")
+	// 100 KB/s all along (6 MB/min): a leak.
+	flat("s2", 200, func(i int) int64 { return int64(10000 + 100*i) })
+	r := Check(w.in)
+	mustHave(t, r, "R1", "s2 pid 200: RSS KB grows")
+	if len(violations(r, "R1")) != 1 {
+		t.Fatalf("only s2 leaks: %+v", violations(r, "R1"))
+	}
+	// A series shorter than MinSpan is not judged.
+	w.in.ResourceLimits.MinSpan = 2 * time.Minute
+	mustNot(t, Check(w.in), "R1")
+}
+
+func TestReadResources(t *testing.T) {
+	s, err := ReadResources(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RSSKB <= 0 || s.FDs <= 0 || s.Threads <= 0 {
+		t.Fatalf("own resources %+v", s)
+	}
+	if _, err := ReadResources(1 << 30); err == nil {
+		t.Fatal("no error for a PID that does not exist")
+	}
+}
+
+func TestResourceSampler(t *testing.T) {
+	r := StartResourceSampler(context.Background(), time.Hour, func() map[string]int {
+		return map[string]int{"self": os.Getpid(), "gone": 1 << 30}
+	})
+	out := r.Stop() // the first round runs before the sampler looks at Stop
+	if len(out) != 1 || out[0].Process != "self" || out[0].PID != os.Getpid() {
+		t.Fatalf("readings %+v, want one of self (the missing PID skipped)", out)
 	}
 }

@@ -226,6 +226,32 @@ func runKillMaster(t *testing.T, bin string) {
 	if pw := r.PerWriter["gs-waitall"]; pw.LostAck != 0 || pw.Acked == 0 {
 		t.Errorf("waitall writer: %+v, want acks and none lost", pw)
 	}
+	// Every sentinel's current epoch was heard (hellos on the redis nodes,
+	// named after the sentinel target, or +new-epoch), and every sentinel
+	// ends in config epoch ≥ 1.
+	hellos := map[string]int{}
+	channels := map[string]int{}
+	for _, e := range events {
+		channels[e.Channel]++
+		if e.Channel == HelloChannel {
+			hellos[e.Sentinel]++
+		}
+	}
+	t.Logf("channels: %v", channels)
+	last := map[string]Sample{}
+	for _, s := range samples {
+		if s.Kind == KindSentinel && s.Err == "" {
+			last[s.Target] = s
+		}
+	}
+	for _, s := range c.sentTgts {
+		if hellos[s.Name] == 0 {
+			t.Errorf("no hello attributed to %s: %v", s.Name, hellos)
+		}
+		if l := last[s.Name]; l.CurrentEpoch < 1 || l.ConfigEpoch < 1 || l.MasterAddr != newAddr {
+			t.Errorf("%s last sample %+v, want epochs ≥ 1 naming %s", s.Name, l, newAddr)
+		}
+	}
 	if r.EpochsBurned < 1 {
 		t.Errorf("epochs burned %d, want ≥ 1", r.EpochsBurned)
 	}
