@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,8 @@ func wrapperScript(spec ProcSpec, dir string) string {
 	for _, d := range spec.BindSelf {
 		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", shq(d), shq(d), shq(d))
 	}
-	fmt.Fprintf(&b, "cd %s\nexec \"$@\"\n", shq(dir))
+	// Closing fd 3 tells Start that the mount namespace is ready.
+	fmt.Fprintf(&b, "cd %s\nexec 3>&-\nexec \"$@\"\n", shq(dir))
 	return b.String()
 }
 
@@ -156,11 +158,23 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("netlab: start %s: %w", spec.Name, err)
+	}
+	defer ready.Close()
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the wrapper
 	var startErr error
 	spawn(func() { startErr = cmd.Start() })
+	readyW.Close()
 	if startErr != nil {
 		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, startErr)
 	}
+	// Wait until the wrapper has set up the mounts and is about to exec (or
+	// has died): then PID's namespaces are final for SetReadOnly, FillDisk
+	// and Exec.
+	_ = ready.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, _ = io.Copy(io.Discard, ready)
 	p := &Proc{PID: cmd.Process.Pid, Name: spec.Name, Host: h, Spec: spec, cmd: cmd, done: make(chan struct{})}
 	p.Spec.Dir = dir
 	go func() {

@@ -1,0 +1,78 @@
+package netlab
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSetReadOnly(t *testing.T) {
+	_, hs := newLab(t, "a", "b")
+	a, b := hs[0], hs[1]
+	dir := filepath.Join(t.TempDir(), "conf")
+	p := startRedis(t, b, ProcSpec{BindSelf: []string{dir}})
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || r != "+OK" {
+		t.Fatalf("SAVE before: %q %v", r, err)
+	}
+	if err := p.SetReadOnly(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || !strings.HasPrefix(r, "-ERR") {
+		t.Fatalf("SAVE into a read-only dir: want an error, got %q %v", r, err)
+	}
+	// Only the process's mount namespace is affected.
+	if err := os.WriteFile(filepath.Join(dir, "outside"), []byte("x"), 0o644); err != nil {
+		t.Fatalf("the dir must stay writable outside the process: %v", err)
+	}
+	if err := p.SetReadOnly(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || r != "+OK" {
+		t.Fatalf("SAVE after rw: %q %v", r, err)
+	}
+	if err := p.SetReadOnly(filepath.Join(dir, "x"), true); err == nil {
+		t.Fatal("SetReadOnly on a dir not in BindSelf succeeded")
+	}
+}
+
+func TestFillDisk(t *testing.T) {
+	l, hs := newLab(t, "a", "b")
+	a, b := hs[0], hs[1]
+	dir := filepath.Join(t.TempDir(), "data")
+	p := startRedis(t, b, ProcSpec{TmpfsDirs: []string{dir}, TmpfsSize: "1m"})
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || r != "+OK" {
+		t.Fatalf("SAVE before: %q %v", r, err)
+	}
+	heal, err := p.FillDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || !strings.HasPrefix(r, "-ERR") {
+		t.Fatalf("SAVE on a full disk: want an error, got %q %v", r, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := p.Exec(ctx, "dd", "if=/dev/zero", "of="+filepath.Join(dir, "probe"), "bs=4096", "count=1")
+	if err == nil || !strings.Contains(string(out), "No space left on device") {
+		t.Fatalf("write on a full disk: want ENOSPC, got %q %v", out, err)
+	}
+	if err := heal(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || r != "+OK" {
+		t.Fatalf("SAVE after heal: %q %v", r, err)
+	}
+	// HealAll also undoes a full disk.
+	if _, err := p.FillDisk(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := redisCmd(a, b.Addr(6379), 5*time.Second, "SAVE"); err != nil || r != "+OK" {
+		t.Fatalf("SAVE after HealAll: %q %v", r, err)
+	}
+}
