@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func TestCheckRoot(t *testing.T) {
@@ -42,7 +44,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(signalChildEnv) == "1" {
 		signalChild()
 	}
-	os.Exit(m.Run())
+	// Every lab was closed: no goroutine (proxy, spawner, waiter) may be left.
+	goleak.VerifyTestMain(m)
 }
 
 // TestNewRefusesNonRoot runs New as uid 65534 (nobody): it must return

@@ -57,28 +57,51 @@ type Proc struct {
 // ErrExited is returned by operations on a process that has exited.
 var ErrExited = errors.New("netlab: process has exited")
 
-// spawner forks every child from one OS thread that stays locked for the
-// life of the program: Pdeathsig fires when the *thread* that forked a child
-// exits, and the lab discards threads after setns (see inNetns), so forking
-// from an arbitrary thread could kill a child at a random moment.
-var (
-	spawnOnce sync.Once
-	spawnReq  chan func()
-)
+// spawner forks every child of a lab from one OS thread that stays locked
+// until Close: Pdeathsig fires when the *thread* that forked a child exits,
+// and the lab discards threads after setns (see inNetns), so forking from an
+// arbitrary thread could kill a child at a random moment. When Close ends
+// the spawner, its thread exits, and any child still alive gets SIGKILL.
+type spawner struct {
+	mu     sync.RWMutex
+	closed bool
+	req    chan func()
+	done   chan struct{}
+}
 
-func spawn(fn func()) {
-	spawnOnce.Do(func() {
-		spawnReq = make(chan func())
-		go func() {
-			runtime.LockOSThread()
-			for f := range spawnReq {
-				f()
-			}
-		}()
-	})
+func newSpawner() *spawner {
+	sp := &spawner{req: make(chan func()), done: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the lab
+		defer close(sp.done)
+		for f := range sp.req {
+			f()
+		}
+	}()
+	return sp
+}
+
+// run executes fn on the spawner thread; false once the spawner is stopped.
+func (sp *spawner) run(fn func()) bool {
+	sp.mu.RLock()
+	defer sp.mu.RUnlock()
+	if sp.closed {
+		return false
+	}
 	done := make(chan struct{})
-	spawnReq <- func() { fn(); close(done) }
+	sp.req <- func() { fn(); close(done) }
 	<-done
+	return true
+}
+
+func (sp *spawner) stop() {
+	sp.mu.Lock()
+	if !sp.closed {
+		sp.closed = true
+		close(sp.req)
+	}
+	sp.mu.Unlock()
+	<-sp.done
 }
 
 // shq quotes s for sh.
@@ -165,7 +188,10 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 	defer ready.Close()
 	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the wrapper
 	var startErr error
-	spawn(func() { startErr = cmd.Start() })
+	if !l.spawn.run(func() { startErr = cmd.Start() }) {
+		readyW.Close()
+		return nil, ErrClosed
+	}
 	readyW.Close()
 	if startErr != nil {
 		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, startErr)
@@ -185,7 +211,9 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			p.exitCode = 128 + int(ws.Signal())
 		}
+		code := p.exitCode
 		p.mu.Unlock()
+		l.log.Info("netlab: process exited", "host", h.Name, "name", spec.Name, "pid", p.PID, "code", code)
 		close(p.done)
 	}()
 	l.mu.Lock()
@@ -367,4 +395,13 @@ func (l *Lab) addHeal(h func() error) {
 	l.mu.Lock()
 	l.heals = append(l.heals, h)
 	l.mu.Unlock()
+}
+
+// Restart kills the process (if still running) and starts it again from
+// the same spec on the same host (same Dir, so its files survive).
+func (p *Proc) Restart() (*Proc, error) {
+	if err := p.Kill(); err != nil {
+		return nil, err
+	}
+	return p.Host.Start(p.Spec)
 }

@@ -202,6 +202,7 @@ func TestStaleLabIsRemoved(t *testing.T) {
 	}
 	var pid int
 	fmt.Sscan(string(out), &pid)
+	l.spawn.stop()
 	l.releaseLock()
 	l2, err := New(context.Background(), Options{Index: idx, Dir: t.TempDir()})
 	if err != nil {
