@@ -129,7 +129,7 @@ func (h *Host) Exec(ctx context.Context, argv ...string) ([]byte, error) {
 	return out, nil
 }
 
-// hostsFile renders the hosts file every host sees: localhost plus one line
+// hostsContentLocked renders the hosts file every host sees: localhost plus one line
 // per resolvable host.
 func (l *Lab) hostsContentLocked() []byte {
 	var b strings.Builder

@@ -123,7 +123,7 @@ func wrapperScript(spec ProcSpec, dir string) string {
 		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", shq(d), shq(d), shq(d))
 	}
 	// Closing fd 3 tells Start that the mount namespace is ready.
-	fmt.Fprintf(&b, "cd %s\nexec 3>&-\nexec \"$@\"\n", shq(dir))
+	fmt.Fprintf(&b, "cd %s\nprintf ok >&3\nexec 3>&-\nexec \"$@\"\n", shq(dir))
 	return b.String()
 }
 
@@ -200,7 +200,7 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 	// has died): then PID's namespaces are final for SetReadOnly, FillDisk
 	// and Exec.
 	_ = ready.SetReadDeadline(time.Now().Add(30 * time.Second))
-	_, _ = io.Copy(io.Discard, ready)
+	okMsg, _ := io.ReadAll(ready)
 	p := &Proc{PID: cmd.Process.Pid, Name: spec.Name, Host: h, Spec: spec, cmd: cmd, done: make(chan struct{})}
 	p.Spec.Dir = dir
 	go func() {
@@ -216,6 +216,15 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 		l.log.Info("netlab: process exited", "host", h.Name, "name", spec.Name, "pid", p.PID, "code", code)
 		close(p.done)
 	}()
+	if string(okMsg) != "ok" {
+		// The wrapper failed (a mount, the cd) before exec.
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = p.Kill()
+		}
+		return nil, fmt.Errorf("netlab: start %s on %s: the wrapper failed before exec: %s", spec.Name, h.Name, tail(errPath))
+	}
 	l.mu.Lock()
 	if l.closed { // raced with Close
 		l.mu.Unlock()
@@ -404,4 +413,17 @@ func (p *Proc) Restart() (*Proc, error) {
 		return nil, err
 	}
 	return p.Host.Start(p.Spec)
+}
+
+// tail returns the last lines of a log file, for error messages.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
 }
