@@ -76,3 +76,32 @@ func TestFillDisk(t *testing.T) {
 		t.Fatalf("SAVE after HealAll: %q %v", r, err)
 	}
 }
+
+func TestBindFileRenameIsBusy(t *testing.T) {
+	_, hs := newLab(t, "a")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sentinel.conf")
+	if err := os.WriteFile(conf, []byte("port 26379\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := hs[0].Start(ProcSpec{Name: "holder", Argv: []string{"sleep", "3600"}, BindFiles: []string{conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tmp := filepath.Join(dir, "sentinel.conf.tmp")
+	if err := os.WriteFile(tmp, []byte("port 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Exec(ctx, "mv", tmp, conf)
+	if err == nil || !strings.Contains(string(out), "busy") {
+		t.Fatalf("rename over a bind-mounted file: want EBUSY, got %q %v", out, err)
+	}
+	if out, err := p.Exec(ctx, "sh", "-c", "echo 'port 2' > "+shq(conf)); err != nil {
+		t.Fatalf("in-place write of a bind-mounted file must work: %q %v", out, err)
+	}
+	if b, _ := os.ReadFile(conf); string(b) != "port 2\n" {
+		t.Fatalf("in-place write not visible outside: %q", b)
+	}
+}

@@ -36,6 +36,11 @@ type ProcSpec struct {
 	// BindSelf are bind-mounted onto themselves in the process's mount
 	// namespace, so SetReadOnly can remount them read-only.
 	BindSelf []string
+	// BindFiles are files bind-mounted onto themselves in the process's
+	// mount namespace (created empty if missing): writing them in place
+	// works, replacing them by rename fails with EBUSY, as with a config
+	// file mounted into a container (docker-library/redis#287).
+	BindFiles []string
 }
 
 // Proc is a process running on a lab host. PID is the real program's
@@ -121,6 +126,9 @@ func wrapperScript(spec ProcSpec, dir string) string {
 	}
 	for _, d := range spec.BindSelf {
 		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", shq(d), shq(d), shq(d))
+	}
+	for _, f := range spec.BindFiles {
+		fmt.Fprintf(&b, "mkdir -p \"$(dirname %s)\"\n[ -e %s ] || : > %s\nmount --bind %s %s\n", shq(f), shq(f), shq(f), shq(f), shq(f))
 	}
 	// Closing fd 3 tells Start that the mount namespace is ready.
 	fmt.Fprintf(&b, "cd %s\nprintf ok >&3\nexec 3>&-\nexec \"$@\"\n", shq(dir))
