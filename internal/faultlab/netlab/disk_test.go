@@ -2,6 +2,7 @@ package netlab
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,70 @@ func TestBindFileRenameIsBusy(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(conf); string(b) != "port 2\n" {
 		t.Fatalf("in-place write not visible outside: %q", b)
+	}
+}
+
+// fsizeLimit reads the soft "Max file size" of pid from /proc/PID/limits.
+func fsizeLimit(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "Max file size") {
+			return strings.Fields(line)[3]
+		}
+	}
+	t.Fatalf("no Max file size in %s", b)
+	return ""
+}
+
+func TestLimitFileSize(t *testing.T) {
+	_, hs := newLab(t, "a")
+	dir := t.TempDir()
+	// The shell ignores SIGXFSZ, so its write past the limit fails (EFBIG)
+	// instead of killing it; the loop writes whenever "go" appears.
+	script := `trap "" XFSZ; while :; do if [ -e go ]; then rm go; head -c 4096 /dev/zero > out; echo $? > rc.tmp; mv rc.tmp rc; fi; sleep 0.02; done`
+	p, err := hs[0].Start(ProcSpec{Name: "writer", Argv: []string{"sh", "-c", script}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fsizeLimit(t, p.PID)
+	heal, err := p.LimitFileSize(1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fsizeLimit(t, p.PID); got != "1024" {
+		t.Fatalf("limit %s, want 1024", got)
+	}
+	write := func() string {
+		t.Helper()
+		_ = os.Remove(filepath.Join(dir, "rc"))
+		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if b, err := os.ReadFile(filepath.Join(dir, "rc")); err == nil {
+				return strings.TrimSpace(string(b))
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the writer never answered")
+			}
+			time.Sleep(10 * time.Millisecond) // the file is the writer's only signal
+		}
+	}
+	if rc := write(); rc == "0" {
+		t.Fatal("a 4 KiB write under a 1 KiB limit succeeded")
+	}
+	if err := heal(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fsizeLimit(t, p.PID); got != before {
+		t.Fatalf("after heal: limit %s, want %s", got, before)
+	}
+	if rc := write(); rc != "0" {
+		t.Fatalf("write after heal: exit %s", rc)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProcSpec describes a process to start on a host.
@@ -434,4 +436,40 @@ func tail(path string) string {
 		lines = lines[len(lines)-5:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// LimitFileSize sets the process's soft RLIMIT_FSIZE to bytes (prlimit on the
+// running process): a write that would grow a file past it raises SIGXFSZ,
+// whose default action ends the process, or fails with EFBIG if the process
+// ignores the signal. heal restores the previous limit.
+func (p *Proc) LimitFileSize(bytes uint64) (heal func() error, err error) {
+	if done, _ := p.Exited(); done {
+		return nil, ErrExited
+	}
+	// Only the soft limit: raising a hard limit back needs CAP_SYS_RESOURCE,
+	// which a container's root may lack.
+	var old unix.Rlimit
+	if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, nil, &old); err != nil {
+		return nil, fmt.Errorf("netlab: read file size limit of %s: %w", p.Name, err)
+	}
+	lim := unix.Rlimit{Cur: min(bytes, old.Max), Max: old.Max}
+	if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, &lim, nil); err != nil {
+		return nil, fmt.Errorf("netlab: limit file size of %s: %w", p.Name, err)
+	}
+	p.Host.lab.log.Info("netlab: file size limit", "host", p.Host.Name, "name", p.Name, "bytes", bytes)
+	var once sync.Once
+	var herr error
+	heal = func() error {
+		once.Do(func() {
+			if done, _ := p.Exited(); done {
+				return
+			}
+			if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, &old, nil); err != nil {
+				herr = fmt.Errorf("netlab: restore file size limit of %s: %w", p.Name, err)
+			}
+		})
+		return herr
+	}
+	p.Host.lab.addHeal(heal)
+	return heal, nil
 }
