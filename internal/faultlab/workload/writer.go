@@ -20,10 +20,12 @@ type WriterConfig struct {
 	Sentinels  []string
 	Dialer     Dialer // for sentinels and data nodes (nil: plain TCP)
 	Mode       WriteMode
-	Replicas   int // replicas WAIT asks for in ModeWaitAll
-	Rate       int // writes per second, total (default 100)
-	Keys       int // lists log:0 .. log:Keys-1 (default 8)
-	Password   string
+	// WaitTimeout is WAIT's timeout in the WAIT modes (default 100 ms).
+	WaitTimeout time.Duration
+	Replicas    int // replicas WAIT asks for in ModeWaitAll
+	Rate        int // writes per second, total (default 100)
+	Keys        int // lists log:0 .. log:Keys-1 (default 8)
+	Password    string
 	// SentinelPassword authenticates to the sentinels ("" for none).
 	SentinelPassword string
 	// Workers is how many operations may be in flight at once (default 4).
@@ -78,6 +80,9 @@ func (c *WriterConfig) withDefaults() (WriterConfig, error) {
 		}
 	default:
 		return o, fmt.Errorf("%w: unknown write mode %q", ErrBadConfig, o.Mode)
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = 100 * time.Millisecond
 	}
 	if o.Rate <= 0 {
 		o.Rate = 100
