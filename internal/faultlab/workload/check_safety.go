@@ -11,14 +11,17 @@ import (
 
 // s1: at most one +elected-leader per (master, epoch) across sentinels.
 // Real Sentinel publishes +elected-leader on the leader only; its epoch is
-// the leader's latest +new-epoch before it (the failover's ++current_epoch),
-// or its sampled leader-epoch.
+// the leader's latest +new-epoch before it (the failover's ++current_epoch)
+// unless the subscription to it broke since (a +new-epoch may have been
+// missed), else its sampled leader-epoch (its vote for itself).
 func (c *checker) s1() {
 	lastEpoch := map[string]int64{}
 	leaders := map[string]map[string]time.Time{} // master|epoch → sentinel → when
 	var keys []string
-	for _, e := range c.events {
+	for _, e := range c.eventsWithGaps() {
 		switch e.Channel {
+		case ChanDisconnected:
+			delete(lastEpoch, e.Sentinel)
 		case "+new-epoch":
 			if ev := parseEvent(e); ev.epoch >= 0 {
 				lastEpoch[e.Sentinel] = ev.epoch
@@ -48,6 +51,19 @@ func (c *checker) s1() {
 			c.violate("S1", "%s: %d leaders elected: %s", k, len(leaders[k]), names(leaders[k]))
 		}
 	}
+}
+
+// eventsWithGaps is c.events plus the sampler's disconnection markers of
+// the sentinels' event subscriptions, by time.
+func (c *checker) eventsWithGaps() []Event {
+	out := append([]Event(nil), c.events...)
+	for _, e := range c.in.Events {
+		if e.Channel == ChanDisconnected && c.kinds[e.Sentinel] == KindSentinel {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 // leaderEpochAt returns the leader-epoch a sentinel reports in its first

@@ -117,6 +117,15 @@ func TestCheckS1(t *testing.T) {
 	w.event(3140, "s2", "+new-epoch", "2")
 	w.event(3150, "s2", "+elected-leader", "master m 10.0.0.1 6379")
 	mustNot(t, Check(w.in), "S1")
+	// ...also when s2's +new-epoch 2 was lost in a subscription gap: its
+	// sampled leader-epoch (its vote for itself) names the epoch.
+	w = failover()
+	w.event(3120, "s2", ChanDisconnected, "EOF")
+	w.event(3150, "s2", "+elected-leader", "master m 10.0.0.1 6379")
+	w.set("s2", 3150, 3300, func(s *Sample) { s.LeaderEpoch = 2 })
+	mustNot(t, Check(w.in), "S1")
+	w.set("s2", 3150, 3300, func(s *Sample) { s.LeaderEpoch = 1 })
+	mustHave(t, Check(w.in), "S1", "m epoch 1")
 }
 
 func TestCheckS2(t *testing.T) {
