@@ -53,6 +53,7 @@ type Writer struct {
 	tracker *sendTracker
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	done    chan struct{} // closed when every worker has returned
 
 	mu     sync.Mutex // guards seq, bucket, ops
 	seq    int
@@ -109,7 +110,7 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{cfg: c, tracker: newSendTracker(c.Name), bucket: newBucket(c.Rate)}
+	w := &Writer{cfg: c, tracker: newSendTracker(c.Name), bucket: newBucket(c.Rate), done: make(chan struct{})}
 	dial := w.tracker.dialer(c.Dialer)
 	switch c.Client {
 	case ClientGosentinel:
@@ -146,9 +147,14 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	for i := 0; i < c.Workers; i++ {
 		go w.work(wctx)
 	}
-	go func() { w.wg.Wait(); stop() }()
+	go func() { w.wg.Wait(); stop(); close(w.done) }()
 	return w, nil
 }
+
+// Done is closed when the writer has stopped issuing writes and none is in
+// flight (after Stop, ctx's end or MaxDuration). Stop must still be
+// called to close the client.
+func (w *Writer) Done() <-chan struct{} { return w.done }
 
 // Stop stops issuing writes, waits for the ones in flight (bounded by the
 // clients' timeouts), closes the client and returns every operation in
@@ -156,7 +162,7 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 func (w *Writer) Stop() []Op {
 	w.once.Do(func() {
 		w.cancel()
-		w.wg.Wait()
+		<-w.done
 		_ = w.rdb.Close()
 	})
 	w.mu.Lock()
