@@ -281,6 +281,11 @@ func runKillMaster(t *testing.T, bin string, real bool) {
 		if e.Channel == HelloChannel {
 			hellos[e.Sentinel]++
 		}
+		// The sentinels never stop: their event subscriptions (kept alive
+		// by pings while idle) must not break.
+		if e.Channel == ChanDisconnected && e.Sentinel[0] == 's' {
+			t.Errorf("event subscription to %s lost: %s", e.Sentinel, e.Payload)
+		}
 	}
 	t.Logf("channels: %v", channels)
 	last := map[string]Sample{}
