@@ -255,6 +255,13 @@ func TestCheckEventFigures(t *testing.T) {
 	if r.TILTs != 2 || r.SDOWNFlaps != 1 || r.NotElected != 1 || r.NoGoodSlave != 1 || r.FalseFailovers != 1 {
 		t.Fatalf("tilts %d flaps %d notElected %d noGood %d false %d", r.TILTs, r.SDOWNFlaps, r.NotElected, r.NoGoodSlave, r.FalseFailovers)
 	}
+	// The epoch before the fault is the baseline: a sentinel first heard
+	// at epoch 5 before the fault that ends at 7 burned 2.
+	w.event(200, "s3", "+new-epoch", "5")
+	w.event(5000, "s3", "+new-epoch", "7")
+	if r := Check(w.in); r.EpochsBurned != 2 {
+		t.Fatalf("epochs burned %d, want 2", r.EpochsBurned)
+	}
 	// A second switch (to C, epoch 2) is a second failover.
 	w.set("s1", 7000, 8000, func(s *Sample) { s.MasterAddr, s.ConfigEpoch = addrC, 2 })
 	w.event(7000, "s1", "+switch-master", "m 10.0.0.2 6379 10.0.0.3 6379")
