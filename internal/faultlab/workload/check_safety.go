@@ -131,12 +131,14 @@ func (c *checker) s2() {
 
 // s3: a sentinel's epochs never decrease (each stream in arrival order:
 // sampled config-epoch, +new-epoch, hellos per redis node). A sentinel in
-// EpochResets may go back once.
+// EpochResets may go back once in each stream (its restart from an old
+// config shows in all of them).
 func (c *checker) s3() {
-	resets := map[string]int{}
+	reset := map[string]bool{}
 	for _, n := range c.in.EpochResets {
-		resets[n] = 1
+		reset[n] = true
 	}
+	used := map[string]bool{} // sentinel|stream whose one allowed drop is spent
 	obs := c.epochs()
 	sentinels := make([]string, 0, len(obs))
 	for n := range obs {
@@ -154,8 +156,8 @@ func (c *checker) s3() {
 			if !ok || o.epoch >= p.epoch {
 				continue
 			}
-			if resets[name] > 0 {
-				resets[name]--
+			if k := name + "|" + o.stream; reset[name] && !used[k] {
+				used[k] = true
 				continue
 			}
 			c.violate("S3", "%s: %s went from %d (%s) to %d (%s)", name, o.stream, p.epoch,
