@@ -61,6 +61,8 @@ func (l *Lab) AddHost(name string) (*Host, error) {
 		{"ip", "-n", sw, "link", "add", peer, "type", "veth", "peer", "name", "eth0", "netns", h.ns},
 		{"ip", "-n", sw, "link", "set", peer, "master", "br0"},
 		{"ip", "-n", sw, "link", "set", peer, "up"},
+		// IPv4 only: no link-local IPv6 path around the IPv4 fault rules.
+		{"ip", "netns", "exec", h.ns, "sh", "-c", "echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6"},
 		{"ip", "-n", h.ns, "addr", "add", h.ip + "/24", "dev", "eth0"},
 		{"ip", "-n", h.ns, "link", "set", "eth0", "up"},
 	}
@@ -127,7 +129,7 @@ func (h *Host) Exec(ctx context.Context, argv ...string) ([]byte, error) {
 	return out, nil
 }
 
-// hostsFile renders the hosts file every host sees: localhost plus one line
+// hostsContentLocked renders the hosts file every host sees: localhost plus one line
 // per resolvable host.
 func (l *Lab) hostsContentLocked() []byte {
 	var b strings.Builder

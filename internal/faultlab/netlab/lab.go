@@ -56,6 +56,7 @@ type Lab struct {
 	ownDir bool
 	log    *slog.Logger
 	lock   *os.File // flock on the lab index, held until Close
+	spawn  *spawner
 
 	observers map[string]bool
 
@@ -109,7 +110,7 @@ func New(ctx context.Context, opts Options) (*Lab, error) {
 	l := &Lab{
 		index: idx, prefix: fmt.Sprintf("%s%d-", NamePrefix, idx), lock: lock,
 		log: opts.Log, nextK: 1, procs: map[*Proc]bool{}, faults: map[int]*fault{},
-		unresolved: map[string]bool{}, proxies: map[int]*proxy{}, stopped: map[*Proc]bool{}, observers: map[string]bool{},
+		unresolved: map[string]bool{}, spawn: newSpawner(), proxies: map[int]*proxy{}, stopped: map[*Proc]bool{}, observers: map[string]bool{},
 	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
@@ -119,19 +120,19 @@ func New(ctx context.Context, opts Options) (*Lab, error) {
 	}
 	// Anything under our index is stale: its owner no longer holds the lock.
 	if err := CleanupStale(l.prefix); err != nil {
-		l.releaseLock()
+		l.abort()
 		return nil, err
 	}
 	l.dir = opts.Dir
 	if l.dir == "" {
 		d, err := os.MkdirTemp("", "netlab-"+strings.TrimSuffix(l.prefix, "-")+"-")
 		if err != nil {
-			l.releaseLock()
+			l.abort()
 			return nil, fmt.Errorf("netlab: work dir: %w", err)
 		}
 		l.dir, l.ownDir = d, true
 	} else if err := os.MkdirAll(l.dir, 0o755); err != nil {
-		l.releaseLock()
+		l.abort()
 		return nil, fmt.Errorf("netlab: work dir: %w", err)
 	}
 	sw := l.switchNS()
@@ -197,6 +198,12 @@ func claimIndex(want int) (int, *os.File, error) {
 	return 0, nil, fmt.Errorf("netlab: no free lab index in 1..%d", maxIndex)
 }
 
+// abort undoes a half-made New.
+func (l *Lab) abort() {
+	l.spawn.stop()
+	l.releaseLock()
+}
+
 func (l *Lab) releaseLock() {
 	if l.lock != nil {
 		l.lock.Close() // closing drops the flock
@@ -255,6 +262,7 @@ func (l *Lab) Close() error {
 	for _, px := range proxies {
 		px.close()
 	}
+	l.spawn.stop()
 	keep(CleanupStale(l.prefix))
 	if l.ownDir {
 		keep(os.RemoveAll(l.dir))
@@ -328,15 +336,16 @@ func killNetnsPids(ns string) {
 		if err != nil {
 			return
 		}
-		pids := strings.Fields(string(out))
-		if len(pids) == 0 {
-			return
-		}
-		for _, s := range pids {
+		n := 0
+		for _, s := range strings.Fields(string(out)) {
 			var pid int
 			if _, err := fmt.Sscanf(s, "%d", &pid); err == nil && pid > 1 && pid != os.Getpid() {
 				_ = unix.Kill(pid, unix.SIGKILL)
+				n++
 			}
+		}
+		if n == 0 {
+			return
 		}
 		sleepBrief()
 	}

@@ -26,10 +26,12 @@ func (l *Lab) ChangeIP(h *Host) (oldIP, newIP string, err error) {
 	newIP = fmt.Sprintf("198.18.%d.%d", l.index, l.nextK)
 	l.nextK++
 	ctx := context.Background()
-	if err := run(ctx, "ip", "-n", h.ns, "addr", "add", newIP+"/24", "dev", "eth0"); err != nil {
+	if err := run(ctx, "ip", "-n", h.ns, "addr", "del", oldIP+"/24", "dev", "eth0"); err != nil {
 		return "", "", err
 	}
-	if err := run(ctx, "ip", "-n", h.ns, "addr", "del", oldIP+"/24", "dev", "eth0"); err != nil {
+	// Old first: deleting a primary address also deletes the secondaries
+	// of its subnet, so adding the new one first would lose both.
+	if err := run(ctx, "ip", "-n", h.ns, "addr", "add", newIP+"/24", "dev", "eth0"); err != nil {
 		return "", "", err
 	}
 	h.setIP(newIP)

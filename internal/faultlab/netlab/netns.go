@@ -18,23 +18,35 @@ import (
 // namespace by accident. Sockets created by fn stay in ns for their life.
 func inNetns(ns string, fn func() error) error {
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		// No UnlockOSThread: the thread exits with the goroutine.
-		f, err := os.Open("/run/netns/" + ns)
-		if err != nil {
-			errc <- fmt.Errorf("netlab: open netns %s: %w", ns, err)
-			return
-		}
-		err = unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
-		f.Close()
-		if err != nil {
-			errc <- fmt.Errorf("netlab: setns %s: %w", ns, err)
-			return
-		}
-		errc <- fn()
-	}()
+	go netnsThread(ns, fn, errc)
 	return <-errc
+}
+
+func netnsThread(ns string, fn func() error, errc chan<- error) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// Never move the main thread: Go cannot end it, so it would stay
+		// in the lab namespace (and keep it alive) forever. While we hold
+		// it, the new goroutine gets another thread.
+		inner := make(chan error, 1)
+		go netnsThread(ns, fn, inner)
+		errc <- <-inner
+		runtime.UnlockOSThread()
+		return
+	}
+	// No UnlockOSThread from here on: the thread exits with the goroutine.
+	f, err := os.Open("/run/netns/" + ns)
+	if err != nil {
+		errc <- fmt.Errorf("netlab: open netns %s: %w", ns, err)
+		return
+	}
+	err = unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
+	f.Close()
+	if err != nil {
+		errc <- fmt.Errorf("netlab: setns %s: %w", ns, err)
+		return
+	}
+	errc <- fn()
 }
 
 // DialContext connects from inside the host's network namespace, so the

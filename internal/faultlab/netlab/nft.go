@@ -3,9 +3,11 @@ package netlab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 )
 
 // faultKind says how a fault becomes nftables rules.
@@ -122,15 +124,21 @@ func (l *Lab) applyLocked(h *Host) error {
 	return nil
 }
 
-// applyAllLocked loads every host's ruleset. Callers hold l.mu.
+// applyAllLocked loads every changed host ruleset, all hosts at once so a
+// partition takes effect everywhere within one nft run (~10-20 ms) rather
+// than host after host. Callers hold l.mu.
 func (l *Lab) applyAllLocked() error {
-	var first error
-	for _, h := range l.hosts {
-		if err := l.applyLocked(h); err != nil && first == nil {
-			first = err
-		}
+	errs := make([]error, len(l.hosts))
+	var wg sync.WaitGroup
+	for i, h := range l.hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.applyLocked(h) // touches only h.lastRules
+		}()
 	}
-	return first
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Rules returns the nftables ruleset currently loaded on the host (nft

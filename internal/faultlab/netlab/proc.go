@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProcSpec describes a process to start on a host.
@@ -35,6 +38,11 @@ type ProcSpec struct {
 	// BindSelf are bind-mounted onto themselves in the process's mount
 	// namespace, so SetReadOnly can remount them read-only.
 	BindSelf []string
+	// BindFiles are files bind-mounted onto themselves in the process's
+	// mount namespace (created empty if missing): writing them in place
+	// works, replacing them by rename fails with EBUSY, as with a config
+	// file mounted into a container (docker-library/redis#287).
+	BindFiles []string
 }
 
 // Proc is a process running on a lab host. PID is the real program's
@@ -56,28 +64,51 @@ type Proc struct {
 // ErrExited is returned by operations on a process that has exited.
 var ErrExited = errors.New("netlab: process has exited")
 
-// spawner forks every child from one OS thread that stays locked for the
-// life of the program: Pdeathsig fires when the *thread* that forked a child
-// exits, and the lab discards threads after setns (see inNetns), so forking
-// from an arbitrary thread could kill a child at a random moment.
-var (
-	spawnOnce sync.Once
-	spawnReq  chan func()
-)
+// spawner forks every child of a lab from one OS thread that stays locked
+// until Close: Pdeathsig fires when the *thread* that forked a child exits,
+// and the lab discards threads after setns (see inNetns), so forking from an
+// arbitrary thread could kill a child at a random moment. When Close ends
+// the spawner, its thread exits, and any child still alive gets SIGKILL.
+type spawner struct {
+	mu     sync.RWMutex
+	closed bool
+	req    chan func()
+	done   chan struct{}
+}
 
-func spawn(fn func()) {
-	spawnOnce.Do(func() {
-		spawnReq = make(chan func())
-		go func() {
-			runtime.LockOSThread()
-			for f := range spawnReq {
-				f()
-			}
-		}()
-	})
+func newSpawner() *spawner {
+	sp := &spawner{req: make(chan func()), done: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the lab
+		defer close(sp.done)
+		for f := range sp.req {
+			f()
+		}
+	}()
+	return sp
+}
+
+// run executes fn on the spawner thread; false once the spawner is stopped.
+func (sp *spawner) run(fn func()) bool {
+	sp.mu.RLock()
+	defer sp.mu.RUnlock()
+	if sp.closed {
+		return false
+	}
 	done := make(chan struct{})
-	spawnReq <- func() { fn(); close(done) }
+	sp.req <- func() { fn(); close(done) }
 	<-done
+	return true
+}
+
+func (sp *spawner) stop() {
+	sp.mu.Lock()
+	if !sp.closed {
+		sp.closed = true
+		close(sp.req)
+	}
+	sp.mu.Unlock()
+	<-sp.done
 }
 
 // shq quotes s for sh.
@@ -98,7 +129,11 @@ func wrapperScript(spec ProcSpec, dir string) string {
 	for _, d := range spec.BindSelf {
 		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", shq(d), shq(d), shq(d))
 	}
-	fmt.Fprintf(&b, "cd %s\nexec \"$@\"\n", shq(dir))
+	for _, f := range spec.BindFiles {
+		fmt.Fprintf(&b, "mkdir -p \"$(dirname %s)\"\n[ -e %s ] || : > %s\nmount --bind %s %s\n", shq(f), shq(f), shq(f), shq(f), shq(f))
+	}
+	// Closing fd 3 tells Start that the mount namespace is ready.
+	fmt.Fprintf(&b, "cd %s\nprintf ok >&3\nexec 3>&-\nexec \"$@\"\n", shq(dir))
 	return b.String()
 }
 
@@ -156,11 +191,26 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("netlab: start %s: %w", spec.Name, err)
+	}
+	defer ready.Close()
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3 in the wrapper
 	var startErr error
-	spawn(func() { startErr = cmd.Start() })
+	if !l.spawn.run(func() { startErr = cmd.Start() }) {
+		readyW.Close()
+		return nil, ErrClosed
+	}
+	readyW.Close()
 	if startErr != nil {
 		return nil, fmt.Errorf("netlab: start %s on %s: %w", spec.Name, h.Name, startErr)
 	}
+	// Wait until the wrapper has set up the mounts and is about to exec (or
+	// has died): then PID's namespaces are final for SetReadOnly, FillDisk
+	// and Exec.
+	_ = ready.SetReadDeadline(time.Now().Add(30 * time.Second))
+	okMsg, _ := io.ReadAll(ready)
 	p := &Proc{PID: cmd.Process.Pid, Name: spec.Name, Host: h, Spec: spec, cmd: cmd, done: make(chan struct{})}
 	p.Spec.Dir = dir
 	go func() {
@@ -171,9 +221,20 @@ func (h *Host) Start(spec ProcSpec) (*Proc, error) {
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			p.exitCode = 128 + int(ws.Signal())
 		}
+		code := p.exitCode
 		p.mu.Unlock()
+		l.log.Info("netlab: process exited", "host", h.Name, "name", spec.Name, "pid", p.PID, "code", code)
 		close(p.done)
 	}()
+	if string(okMsg) != "ok" {
+		// The wrapper failed (a mount, the cd) before exec.
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = p.Kill()
+		}
+		return nil, fmt.Errorf("netlab: start %s on %s: the wrapper failed before exec: %s", spec.Name, h.Name, tail(errPath))
+	}
 	l.mu.Lock()
 	if l.closed { // raced with Close
 		l.mu.Unlock()
@@ -353,4 +414,62 @@ func (l *Lab) addHeal(h func() error) {
 	l.mu.Lock()
 	l.heals = append(l.heals, h)
 	l.mu.Unlock()
+}
+
+// Restart kills the process (if still running) and starts it again from
+// the same spec on the same host (same Dir, so its files survive).
+func (p *Proc) Restart() (*Proc, error) {
+	if err := p.Kill(); err != nil {
+		return nil, err
+	}
+	return p.Host.Start(p.Spec)
+}
+
+// tail returns the last lines of a log file, for error messages.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// LimitFileSize sets the process's soft RLIMIT_FSIZE to bytes (prlimit on the
+// running process): a write that would grow a file past it raises SIGXFSZ,
+// whose default action ends the process, or fails with EFBIG if the process
+// ignores the signal. heal restores the previous limit.
+func (p *Proc) LimitFileSize(bytes uint64) (heal func() error, err error) {
+	if done, _ := p.Exited(); done {
+		return nil, ErrExited
+	}
+	// Only the soft limit: raising a hard limit back needs CAP_SYS_RESOURCE,
+	// which a container's root may lack.
+	var old unix.Rlimit
+	if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, nil, &old); err != nil {
+		return nil, fmt.Errorf("netlab: read file size limit of %s: %w", p.Name, err)
+	}
+	lim := unix.Rlimit{Cur: min(bytes, old.Max), Max: old.Max}
+	if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, &lim, nil); err != nil {
+		return nil, fmt.Errorf("netlab: limit file size of %s: %w", p.Name, err)
+	}
+	p.Host.lab.log.Info("netlab: file size limit", "host", p.Host.Name, "name", p.Name, "bytes", bytes)
+	var once sync.Once
+	var herr error
+	heal = func() error {
+		once.Do(func() {
+			if done, _ := p.Exited(); done {
+				return
+			}
+			if err := unix.Prlimit(p.PID, unix.RLIMIT_FSIZE, &old, nil); err != nil {
+				herr = fmt.Errorf("netlab: restore file size limit of %s: %w", p.Name, err)
+			}
+		})
+		return herr
+	}
+	p.Host.lab.addHeal(heal)
+	return heal, nil
 }

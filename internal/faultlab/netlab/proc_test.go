@@ -173,6 +173,16 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 }
 
+func TestStartReportsWrapperFailure(t *testing.T) {
+	_, hs := newLab(t, "a")
+	_, err := hs[0].Start(ProcSpec{Name: "bad", Argv: []string{"sleep", "3600"},
+		TmpfsDirs: []string{filepath.Join(t.TempDir(), "d")}, TmpfsSize: "bogus"})
+	if err == nil || !strings.Contains(err.Error(), "wrapper failed") {
+		t.Fatalf("Start with an impossible tmpfs: want a wrapper error, got %v", err)
+	}
+	t.Log(err)
+}
+
 func h2(t *testing.T, l *Lab) *Host {
 	h, err := l.AddHost("b")
 	if err != nil {
@@ -202,6 +212,7 @@ func TestStaleLabIsRemoved(t *testing.T) {
 	}
 	var pid int
 	fmt.Sscan(string(out), &pid)
+	l.spawn.stop()
 	l.releaseLock()
 	l2, err := New(context.Background(), Options{Index: idx, Dir: t.TempDir()})
 	if err != nil {

@@ -25,9 +25,13 @@ type Input struct {
 	// ExpectFailover says whether the scenario expects a failover: without
 	// one every failover is false; with one every failover after the first.
 	ExpectFailover bool
-	// Period is the sampling period (default 50 ms); samples older than
-	// 3×Period no longer describe a node (it is hung or dead).
-	Period time.Duration
+	// Period is the sampling period (default 50 ms). A node's state at an
+	// instant is its latest sample; a failed sample (dead or hung node: the
+	// sampler records the timeout, stamped with the time it was sent)
+	// makes it unknown, and so does a gap in its samples longer than
+	// MaxSampleAge (default the larger of 1 s and 20×Period).
+	Period       time.Duration
+	MaxSampleAge time.Duration
 	// Aliases maps other spellings of an address (hostname:port) to the
 	// canonical "ip:port" used by the targets.
 	Aliases map[string]string
@@ -102,6 +106,9 @@ type Violation struct{ ID, Detail string }
 func Check(in Input) Report {
 	if in.Period <= 0 {
 		in.Period = 50 * time.Millisecond
+	}
+	if in.MaxSampleAge <= 0 {
+		in.MaxSampleAge = max(time.Second, 20*in.Period)
 	}
 	if in.Quorum <= 0 {
 		in.Quorum = 2
@@ -192,8 +199,9 @@ func (c *checker) index() {
 	sort.SliceStable(c.events, func(i, j int) bool { return c.events[i].At.Before(c.events[j].At) })
 }
 
-// at returns target's latest sample at or before t if it is fresh (not
-// older than 3×Period) and without error.
+// at returns target's latest sample at or before t if it has no error and
+// is not older than MaxSampleAge. Samples are stamped when sent, so a node
+// that stops answering turns unknown from the first sample it failed.
 func (c *checker) at(target string, t time.Time) (Sample, bool) {
 	l := c.samples[target]
 	i := sort.Search(len(l), func(i int) bool { return l[i].At.After(t) }) - 1
@@ -201,7 +209,7 @@ func (c *checker) at(target string, t time.Time) (Sample, bool) {
 		return Sample{}, false
 	}
 	s := l[i]
-	if t.Sub(s.At) > 3*c.in.Period || s.Err != "" {
+	if t.Sub(s.At) > c.in.MaxSampleAge || s.Err != "" {
 		return Sample{}, false
 	}
 	return s, true

@@ -138,19 +138,27 @@ func (c *checker) epochs() map[string][]epochObs {
 }
 
 // epochsBurned is the largest rise of one sentinel's epoch over the run:
-// its highest observed epoch minus its first observed current epoch (or
-// first config epoch when no current epoch was heard).
+// its highest observed epoch minus its epoch before the fault (the highest
+// epoch of any kind observed before FaultAt: every one is a lower bound of
+// its current epoch then), or minus its first observed current epoch when
+// nothing was observed before the fault.
 func (c *checker) epochsBurned() int {
 	best := 0
 	for _, l := range c.epochs() {
-		start, max := int64(-1), int64(-1)
+		start, first, max := int64(-1), int64(-1), int64(-1)
 		for _, o := range l {
-			if o.current && start < 0 {
+			if !c.in.FaultAt.IsZero() && o.at.Before(c.in.FaultAt) && o.epoch > start {
 				start = o.epoch
+			}
+			if o.current && first < 0 {
+				first = o.epoch
 			}
 			if o.epoch > max {
 				max = o.epoch
 			}
+		}
+		if start < 0 {
+			start = first
 		}
 		if start < 0 && len(l) > 0 {
 			start = l[0].epoch

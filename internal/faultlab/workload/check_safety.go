@@ -11,14 +11,17 @@ import (
 
 // s1: at most one +elected-leader per (master, epoch) across sentinels.
 // Real Sentinel publishes +elected-leader on the leader only; its epoch is
-// the leader's latest +new-epoch before it (the failover's ++current_epoch),
-// or its sampled leader-epoch.
+// the leader's latest +new-epoch before it (the failover's ++current_epoch)
+// unless the subscription to it broke since (a +new-epoch may have been
+// missed), else its sampled leader-epoch (its vote for itself).
 func (c *checker) s1() {
 	lastEpoch := map[string]int64{}
 	leaders := map[string]map[string]time.Time{} // master|epoch → sentinel → when
 	var keys []string
-	for _, e := range c.events {
+	for _, e := range c.eventsWithGaps() {
 		switch e.Channel {
+		case ChanDisconnected:
+			delete(lastEpoch, e.Sentinel)
 		case "+new-epoch":
 			if ev := parseEvent(e); ev.epoch >= 0 {
 				lastEpoch[e.Sentinel] = ev.epoch
@@ -48,6 +51,19 @@ func (c *checker) s1() {
 			c.violate("S1", "%s: %d leaders elected: %s", k, len(leaders[k]), names(leaders[k]))
 		}
 	}
+}
+
+// eventsWithGaps is c.events plus the sampler's disconnection markers of
+// the sentinels' event subscriptions, by time.
+func (c *checker) eventsWithGaps() []Event {
+	out := append([]Event(nil), c.events...)
+	for _, e := range c.in.Events {
+		if e.Channel == ChanDisconnected && c.kinds[e.Sentinel] == KindSentinel {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 // leaderEpochAt returns the leader-epoch a sentinel reports in its first
@@ -115,12 +131,14 @@ func (c *checker) s2() {
 
 // s3: a sentinel's epochs never decrease (each stream in arrival order:
 // sampled config-epoch, +new-epoch, hellos per redis node). A sentinel in
-// EpochResets may go back once.
+// EpochResets may go back once in each stream (its restart from an old
+// config shows in all of them).
 func (c *checker) s3() {
-	resets := map[string]int{}
+	reset := map[string]bool{}
 	for _, n := range c.in.EpochResets {
-		resets[n] = 1
+		reset[n] = true
 	}
+	used := map[string]bool{} // sentinel|stream whose one allowed drop is spent
 	obs := c.epochs()
 	sentinels := make([]string, 0, len(obs))
 	for n := range obs {
@@ -138,8 +156,8 @@ func (c *checker) s3() {
 			if !ok || o.epoch >= p.epoch {
 				continue
 			}
-			if resets[name] > 0 {
-				resets[name]--
+			if k := name + "|" + o.stream; reset[name] && !used[k] {
+				used[k] = true
 				continue
 			}
 			c.violate("S3", "%s: %s went from %d (%s) to %d (%s)", name, o.stream, p.epoch,

@@ -117,6 +117,15 @@ func TestCheckS1(t *testing.T) {
 	w.event(3140, "s2", "+new-epoch", "2")
 	w.event(3150, "s2", "+elected-leader", "master m 10.0.0.1 6379")
 	mustNot(t, Check(w.in), "S1")
+	// ...also when s2's +new-epoch 2 was lost in a subscription gap: its
+	// sampled leader-epoch (its vote for itself) names the epoch.
+	w = failover()
+	w.event(3120, "s2", ChanDisconnected, "EOF")
+	w.event(3150, "s2", "+elected-leader", "master m 10.0.0.1 6379")
+	w.set("s2", 3150, 3300, func(s *Sample) { s.LeaderEpoch = 2 })
+	mustNot(t, Check(w.in), "S1")
+	w.set("s2", 3150, 3300, func(s *Sample) { s.LeaderEpoch = 1 })
+	mustHave(t, Check(w.in), "S1", "m epoch 1")
 }
 
 func TestCheckS2(t *testing.T) {
@@ -140,9 +149,16 @@ func TestCheckS3(t *testing.T) {
 	// s2's config epoch goes back to 0 (a restart that lost its state).
 	w.set("s2", 7000, 7100, func(s *Sample) { s.ConfigEpoch = 0 })
 	mustHave(t, Check(w.in), "S3", "s2: config-epoch went from 1")
-	// Allowed once when the scenario restored an old config on purpose.
+	// Allowed once when the scenario restored an old config on purpose,
+	// in each stream (the restart shows in the hellos too)...
 	w.in.EpochResets = []string{"s2"}
+	w.event(7050, "s2", HelloChannel, "10.0.0.9,26379,bbbb,0,m,10.0.0.1,6379,0")
+	w.in.Events[len(w.in.Events)-1].Via = "r2"
 	mustNot(t, Check(w.in), "S3")
+	// ...but not twice in one stream.
+	w.set("s2", 7100, 7200, func(s *Sample) { s.ConfigEpoch = 1 })
+	w.set("s2", 7200, 7300, func(s *Sample) { s.ConfigEpoch = 0 })
+	mustHave(t, Check(w.in), "S3", "s2: config-epoch went from 1")
 	// A hello with a lower current epoch on the same node is a decrease.
 	w = failover()
 	w.event(5000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,3,m,10.0.0.2,6379,1")
@@ -245,6 +261,13 @@ func TestCheckEventFigures(t *testing.T) {
 	r := Check(w.in)
 	if r.TILTs != 2 || r.SDOWNFlaps != 1 || r.NotElected != 1 || r.NoGoodSlave != 1 || r.FalseFailovers != 1 {
 		t.Fatalf("tilts %d flaps %d notElected %d noGood %d false %d", r.TILTs, r.SDOWNFlaps, r.NotElected, r.NoGoodSlave, r.FalseFailovers)
+	}
+	// The epoch before the fault is the baseline: a sentinel first heard
+	// at epoch 5 before the fault that ends at 7 burned 2.
+	w.event(200, "s3", "+new-epoch", "5")
+	w.event(5000, "s3", "+new-epoch", "7")
+	if r := Check(w.in); r.EpochsBurned != 2 {
+		t.Fatalf("epochs burned %d, want 2", r.EpochsBurned)
 	}
 	// A second switch (to C, epoch 2) is a second failover.
 	w.set("s1", 7000, 8000, func(s *Sample) { s.MasterAddr, s.ConfigEpoch = addrC, 2 })

@@ -68,31 +68,31 @@ func startLab(t *testing.T, bin string) *labCluster {
 	return c
 }
 
-// converged reports whether every sentinel names addr and every other
-// redis replicates from it with its link up.
-func (c *labCluster) converged(addr string, redisAddrs []string) bool {
+// converged returns nil when every sentinel names addr and every other
+// redis replicates from it with its link up, else what is missing.
+func (c *labCluster) converged(addr string, redisAddrs []string) error {
 	for _, s := range c.sentinels {
 		if a, err := testutil.MasterAddr(s.Addr(), labMaster); err != nil || a != addr {
-			return false
+			return fmt.Errorf("sentinel %s names %s (%v)", s.Addr(), a, err)
 		}
 	}
+	_, port, _ := splitHostPort(addr)
 	for _, r := range redisAddrs {
 		info, err := testutil.Info(r, "replication")
 		if err != nil {
-			return false
+			return fmt.Errorf("%s: %v", r, err)
 		}
 		if r == addr {
 			if !contains(info, "role:master") {
-				return false
+				return fmt.Errorf("%s is not master: %s", r, info)
 			}
 			continue
 		}
-		_, port, _ := splitHostPort(addr)
 		if !contains(info, "role:slave") || !contains(info, "master_port:"+port) || !contains(info, "master_link_status:up") {
-			return false
+			return fmt.Errorf("%s does not replicate from %s: %s", r, addr, info)
 		}
 	}
-	return true
+	return nil
 }
 
 // TestLabKillMaster is the A1 shape on loopback with real processes: both
@@ -100,9 +100,12 @@ func (c *labCluster) converged(addr string, redisAddrs []string) bool {
 // the old master (heal), read-back and Check, against real redis-sentinel
 // and against gosentinel.
 func TestLabKillMaster(t *testing.T) {
-	kinds := []struct{ name, bin string }{
-		{"redis-sentinel", ""},
-		{"gosentinel", gosentinelBin},
+	kinds := []struct {
+		name, bin string
+		real      bool
+	}{
+		{"redis-sentinel", "", true},
+		{"gosentinel", gosentinelBin, false},
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
@@ -110,12 +113,16 @@ func TestLabKillMaster(t *testing.T) {
 			if bin == "" {
 				bin = testutil.Binary(t, "redis-sentinel")
 			}
-			runKillMaster(t, bin)
+			runKillMaster(t, bin, k.real)
 		})
 	}
 }
 
-func runKillMaster(t *testing.T, bin string) {
+// runKillMaster runs the A1 shape. real says the sentinels are Debian's
+// redis-sentinel, which sometimes (≈3 %, reference §7) fails over a second
+// time away from the freshly promoted master: the run then follows the
+// final master and reports the extra failover instead of failing.
+func runKillMaster(t *testing.T, bin string, real bool) {
 	c := startLab(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
@@ -148,19 +155,14 @@ func runKillMaster(t *testing.T, bin string) {
 	oldAddr := old.Addr()
 	faultAt := time.Now()
 	old.Kill()
-	var newAddr string
 	testutil.WaitFor(t, 20*time.Second, "the sentinels switch to a replica", func() bool {
 		a, err := testutil.MasterAddr(c.sentinels[0].Addr(), labMaster)
-		if err != nil || a == oldAddr {
-			return false
-		}
-		newAddr = a
-		return true
+		return err == nil && a != oldAddr
 	})
 	for _, w := range writers[:2] { // plain writers: waitall needs the old master back
 		testutil.WaitFor(t, 15*time.Second, "writes acknowledged by the new master", func() bool {
 			p := w.Progress()
-			return p.LastOK.After(faultAt) && p.LastOKNode == newAddr
+			return p.LastOK.After(faultAt) && p.LastOKNode != "" && p.LastOKNode != oldAddr
 		})
 	}
 	// Heal: the old master comes back (empty, as after a crash without
@@ -168,7 +170,45 @@ func runKillMaster(t *testing.T, bin string) {
 	healAt := time.Now()
 	testutil.StartRedisOnPort(t, old.Port)
 	all := []string{c.redis[0].Addr, c.redis[1].Addr, c.redis[2].Addr}
-	testutil.WaitFor(t, 20*time.Second, "converged on "+newAddr, func() bool { return c.converged(newAddr, all) })
+	// Converged on whatever the sentinels name now (after a second
+	// failover it is not the first promoted replica).
+	var newAddr string
+	converged := func() error {
+		a, err := testutil.MasterAddr(c.sentinels[0].Addr(), labMaster)
+		if err != nil {
+			return err
+		}
+		if a == oldAddr {
+			return fmt.Errorf("the sentinels name the old master %s", a)
+		}
+		newAddr = a
+		return c.converged(a, all)
+	}
+	// Converged means: held for 3 s (3× down-after), because real
+	// redis-sentinel may fail over again about 1 s after a switch (§7).
+	var why error
+	deadline := time.Now().Add(30 * time.Second)
+	var since time.Time
+	for time.Now().Before(deadline) {
+		prev := newAddr
+		if why = converged(); why != nil || newAddr != prev {
+			since = time.Time{}
+		} else if since.IsZero() {
+			since = time.Now()
+		} else if time.Since(since) >= 3*time.Second {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling other processes' state; there is no event for "stays converged"
+	}
+	if why == nil && (since.IsZero() || time.Since(since) < 3*time.Second) {
+		why = fmt.Errorf("did not stay converged for 3 s")
+	}
+	if why != nil {
+		for _, s := range c.sentinels {
+			t.Logf("log of %s:\n%s", s.Addr(), s.Log())
+		}
+		t.Fatalf("not converged on %s within 30 s: %v", newAddr, why)
+	}
 	// WAIT for both replicas succeeds again once the old master resynced.
 	testutil.WaitFor(t, 15*time.Second, "waitall writes acknowledged by the new master", func() bool {
 		p := writers[2].Progress()
@@ -211,15 +251,20 @@ func runKillMaster(t *testing.T, bin string) {
 	for _, v := range r.Violations {
 		t.Errorf("violation %s: %s", v.ID, v.Detail)
 	}
-	if r.Phantom != 0 || r.Failovers != 1 || r.FalseFailovers != 0 {
-		t.Errorf("phantom %d failovers %d false %d, want 0 1 0", r.Phantom, r.Failovers, r.FalseFailovers)
+	failovers := 1
+	if real && r.Failovers == 2 {
+		t.Logf("redis-sentinel failed over a second time away from the promoted replica (reference §7): reported as 1 false failover")
+		failovers = 2
+	}
+	if r.Phantom != 0 || r.Failovers != failovers || r.FalseFailovers != failovers-1 {
+		t.Errorf("phantom %d failovers %d false %d, want 0 %d %d", r.Phantom, r.Failovers, r.FalseFailovers, failovers, failovers-1)
 	}
 	if r.RTODetect <= 0 || r.RTOSwitch <= r.RTODetect || r.RTOConverged <= 0 || r.RTOClient <= 0 {
 		t.Errorf("RTOs must be positive and ordered: detect %v switch %v converged %v client %v", r.RTODetect, r.RTOSwitch, r.RTOConverged, r.RTOClient)
 	}
 	for _, s := range c.sentTgts {
-		if r.SwitchesBy[s.Name] != 1 {
-			t.Errorf("%s published %d +switch-master, want 1", s.Name, r.SwitchesBy[s.Name])
+		if r.SwitchesBy[s.Name] != failovers {
+			t.Errorf("%s published %d +switch-master, want %d", s.Name, r.SwitchesBy[s.Name], failovers)
 		}
 	}
 	// WAIT for both replicas: an acknowledged write is on the promoted one.
@@ -235,6 +280,11 @@ func runKillMaster(t *testing.T, bin string) {
 		channels[e.Channel]++
 		if e.Channel == HelloChannel {
 			hellos[e.Sentinel]++
+		}
+		// The sentinels never stop: their event subscriptions (kept alive
+		// by pings while idle) must not break.
+		if e.Channel == ChanDisconnected && e.Sentinel[0] == 's' {
+			t.Errorf("event subscription to %s lost: %s", e.Sentinel, e.Payload)
 		}
 	}
 	t.Logf("channels: %v", channels)
@@ -252,7 +302,7 @@ func runKillMaster(t *testing.T, bin string) {
 			t.Errorf("%s last sample %+v, want epochs ≥ 1 naming %s", s.Name, l, newAddr)
 		}
 	}
-	if r.EpochsBurned < 1 {
-		t.Errorf("epochs burned %d, want ≥ 1", r.EpochsBurned)
+	if r.EpochsBurned < failovers {
+		t.Errorf("epochs burned %d, want ≥ %d", r.EpochsBurned, failovers)
 	}
 }

@@ -15,13 +15,13 @@ import (
 func (w *Writer) write(id, key string) Op {
 	ctx, cancel := w.opContext()
 	defer cancel()
-	return runOp(ctx, w.rdb, w.tracker, w.cfg.Mode, w.cfg.Replicas, w.cfg.Name, id, key)
+	return runOp(ctx, w.rdb, w.tracker, w.cfg.Mode, w.cfg.Replicas, w.cfg.WaitTimeout, w.cfg.Name, id, key)
 }
 
 // runOp runs one operation through rdb: one pipeline on one connection,
-// RPUSH key id [WAIT n 100] CLIENT INFO, and classifies it. tr must track
-// rdb's connections.
-func runOp(ctx context.Context, rdb *redis.Client, tr *sendTracker, mode WriteMode, replicas int, writer, id, key string) Op {
+// RPUSH key id [WAIT n waitTimeout] CLIENT INFO, and classifies it. tr
+// must track rdb's connections.
+func runOp(ctx context.Context, rdb *redis.Client, tr *sendTracker, mode WriteMode, replicas int, waitTimeout time.Duration, writer, id, key string) Op {
 	op := Op{Writer: writer, ID: id, Key: key, Replicas: -1}
 	want := 0
 	switch mode {
@@ -37,7 +37,7 @@ func runOp(ctx context.Context, rdb *redis.Client, tr *sendTracker, mode WriteMo
 	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		push = p.RPush(ctx, key, id)
 		if want > 0 {
-			wait = p.Do(ctx, "WAIT", want, 100)
+			wait = p.Do(ctx, "WAIT", want, waitTimeout.Milliseconds())
 		}
 		info = p.Do(ctx, "CLIENT", "INFO")
 		return nil

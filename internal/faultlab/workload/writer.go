@@ -20,10 +20,12 @@ type WriterConfig struct {
 	Sentinels  []string
 	Dialer     Dialer // for sentinels and data nodes (nil: plain TCP)
 	Mode       WriteMode
-	Replicas   int // replicas WAIT asks for in ModeWaitAll
-	Rate       int // writes per second, total (default 100)
-	Keys       int // lists log:0 .. log:Keys-1 (default 8)
-	Password   string
+	// WaitTimeout is WAIT's timeout in the WAIT modes (default 100 ms).
+	WaitTimeout time.Duration
+	Replicas    int // replicas WAIT asks for in ModeWaitAll
+	Rate        int // writes per second, total (default 100)
+	Keys        int // lists log:0 .. log:Keys-1 (default 8)
+	Password    string
 	// SentinelPassword authenticates to the sentinels ("" for none).
 	SentinelPassword string
 	// Workers is how many operations may be in flight at once (default 4).
@@ -51,6 +53,7 @@ type Writer struct {
 	tracker *sendTracker
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	done    chan struct{} // closed when every worker has returned
 
 	mu     sync.Mutex // guards seq, bucket, ops
 	seq    int
@@ -79,6 +82,9 @@ func (c *WriterConfig) withDefaults() (WriterConfig, error) {
 	default:
 		return o, fmt.Errorf("%w: unknown write mode %q", ErrBadConfig, o.Mode)
 	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = 100 * time.Millisecond
+	}
 	if o.Rate <= 0 {
 		o.Rate = 100
 	}
@@ -104,7 +110,7 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{cfg: c, tracker: newSendTracker(c.Name), bucket: newBucket(c.Rate)}
+	w := &Writer{cfg: c, tracker: newSendTracker(c.Name), bucket: newBucket(c.Rate), done: make(chan struct{})}
 	dial := w.tracker.dialer(c.Dialer)
 	switch c.Client {
 	case ClientGosentinel:
@@ -141,9 +147,14 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	for i := 0; i < c.Workers; i++ {
 		go w.work(wctx)
 	}
-	go func() { w.wg.Wait(); stop() }()
+	go func() { w.wg.Wait(); stop(); close(w.done) }()
 	return w, nil
 }
+
+// Done is closed when the writer has stopped issuing writes and none is in
+// flight (after Stop, ctx's end or MaxDuration). Stop must still be
+// called to close the client.
+func (w *Writer) Done() <-chan struct{} { return w.done }
 
 // Stop stops issuing writes, waits for the ones in flight (bounded by the
 // clients' timeouts), closes the client and returns every operation in
@@ -151,7 +162,7 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 func (w *Writer) Stop() []Op {
 	w.once.Do(func() {
 		w.cancel()
-		w.wg.Wait()
+		<-w.done
 		_ = w.rdb.Close()
 	})
 	w.mu.Lock()
