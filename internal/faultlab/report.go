@@ -25,7 +25,7 @@ type figure struct {
 	worse func(a, b float64) bool
 }
 
-func countWorse(a, b float64) bool { return b > a }
+func countWorse(a, b float64) bool { return b > a+max(2, 0.1*a) }
 func secsWorse(a, b float64) bool  { return b > a*1.25+0.5 }
 
 func writerLost(mode string) func(*RunResult) float64 {
@@ -223,7 +223,7 @@ func Scorecard(all map[string]map[Kind][]RunResult) string {
 	} else {
 		b.WriteString(strings.Join(fails, "\n") + "\n")
 	}
-	b.WriteString("\n### Where gosentinel is worse than redis-sentinel (automatic, p95; seconds: > 1.25× + 0.5 s)\n\n")
+	b.WriteString("\n### Where gosentinel is worse than redis-sentinel (automatic, p95; seconds: > 1.25× + 0.5 s; counts: > +10 % and +2)\n\n")
 	if len(worse) == 0 {
 		b.WriteString("None.\n")
 	} else {

@@ -140,7 +140,7 @@ func init() {
 		},
 		Criteria: []Criterion{noPromotion(), convAfterHealWithin(5)},
 	}, &Scenario{
-		ID: "C3", Title: "sentinels cut from the master only", Smoke: true, Runs: 10, ExpectFailover: true,
+		ID: "C3", Title: "sentinels cut from the master only", Smoke: true, Runs: 10, ExpectFailover: true, Settle: 90 * time.Second,
 		Setup:    Setup{SeparateSentinels: true},
 		Fault:    "drop packets from every sentinel host (s1..s3) to h1; clients and replicas still reach h1; heal 15 s after the switch",
 		Expected: "failover; split brain until a sentinel reaches the old master again",
