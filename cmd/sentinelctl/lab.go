@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/gosentinel/gosentinel/internal/faultlab"
@@ -120,6 +121,11 @@ func runLab(ctx context.Context, out, errOut io.Writer, f labFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if !f.verbose {
+		// go-redis logs every failed dial of the writers' pools; during a
+		// partition that is thousands of lines the run records anyway.
+		redis.SetLogger(quietLogger{})
+	}
 	kinds, err := faultlab.ParseKinds(f.sentinel)
 	if err != nil {
 		return err
@@ -162,3 +168,9 @@ func runLab(ctx context.Context, out, errOut io.Writer, f labFlags) error {
 	}
 	return nil
 }
+
+// quietLogger drops go-redis's internal log lines.
+type quietLogger struct{}
+
+// Printf discards the line.
+func (quietLogger) Printf(context.Context, string, ...any) {}

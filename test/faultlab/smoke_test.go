@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/gosentinel/gosentinel/internal/faultlab"
 	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
 )
@@ -21,6 +23,7 @@ func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the fault lab starts real processes in network namespaces; not in -short")
 	}
+	redis.SetLogger(quietLogger{}) // the writers' failed dials during partitions are recorded anyway
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := os.Getenv("FAULTLAB_OUT") // keep the JSON results when set
@@ -50,3 +53,9 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(p))
 	return len(p), nil
 }
+
+// quietLogger drops go-redis's internal log lines.
+type quietLogger struct{}
+
+// Printf discards the line.
+func (quietLogger) Printf(context.Context, string, ...any) {}
