@@ -59,7 +59,7 @@ lab: deps
 	bin/sentinelctl lab --out bench/results/lab --report docs/reliability.md $(LAB_FLAGS)
 
 ## lab-smoke: A1 A3 C1 C3 D1 E2 once each on redis-sentinel and gosentinel
-## (root; about 7 min). Also part of make test (test/faultlab).
+## (root; about 6 min). Also part of make test (test/faultlab).
 lab-smoke: deps
 	$(GO) build -o bin/sentinelctl ./cmd/sentinelctl
 	bin/sentinelctl lab --smoke --out bench/results/lab-smoke $(LAB_FLAGS)
