@@ -5,7 +5,7 @@ GO ?= go
 GOTEST_TIMEOUT ?= 18m
 FUZZTIME ?= 3s
 
-.PHONY: all build deps test test-short vet fuzz-smoke demo bench sim mutants clean
+.PHONY: all build deps test test-short vet fuzz-smoke demo bench sim mutants lab lab-smoke clean
 
 all: build
 
@@ -49,6 +49,20 @@ sim:
 ## mutants: plant known bugs in a copy of the core and show the simulator catches each.
 mutants:
 	internal/sim/mutants/run.sh
+
+## lab: the whole fault-lab scorecard (root; about 100 min on 2 cores):
+## JSON in bench/results/lab, table in docs/reliability.md. LAB_FLAGS adds
+## flags, e.g. LAB_FLAGS="--scenario 'A*' --runs 5". See docs/faultlab.md.
+LAB_FLAGS ?=
+lab: deps
+	$(GO) build -o bin/sentinelctl ./cmd/sentinelctl
+	bin/sentinelctl lab --out bench/results/lab --report docs/reliability.md $(LAB_FLAGS)
+
+## lab-smoke: A1 A3 C1 C3 D1 E2 once each on redis-sentinel and gosentinel
+## (root; about 6 min). Also part of make test (test/faultlab).
+lab-smoke: deps
+	$(GO) build -o bin/sentinelctl ./cmd/sentinelctl
+	bin/sentinelctl lab --smoke --out bench/results/lab-smoke $(LAB_FLAGS)
 
 clean:
 	rm -rf bin

@@ -11,6 +11,11 @@ command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
 command -v redis-cli      >/dev/null 2>&1 || need+=(redis-tools)
 # redis-benchmark ships in redis-tools too.
 command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
+# The fault lab (internal/faultlab/netlab): network namespaces, nftables, mounts.
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
+have ip      || need+=(iproute2)
+have nft     || need+=(nftables)
+for b in unshare nsenter prlimit mount; do have "$b" || need+=(util-linux); done
 
 if [ ${#need[@]} -gt 0 ]; then
   # de-duplicate
@@ -22,7 +27,7 @@ if [ ${#need[@]} -gt 0 ]; then
     else
       echo "deps: missing Debian packages: $pkgs" >&2
       echo "deps: not root and no password-less sudo; install them with:" >&2
-      echo "      sudo apt-get install -y redis-server redis-sentinel redis-tools" >&2
+      echo "      sudo apt-get install -y $pkgs" >&2
       exit 1
     fi
   fi
@@ -34,8 +39,8 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
   # shellcheck disable=SC2086
-  $sudo apt-get install -y -qq redis-server redis-sentinel redis-tools >/dev/null \
-    || { echo "deps: apt-get install redis-server redis-sentinel redis-tools failed" >&2; exit 1; }
+  $sudo apt-get install -y -qq $pkgs >/dev/null \
+    || { echo "deps: apt-get install $pkgs failed" >&2; exit 1; }
   # The Debian packages start system services on 6379/26379; the tests never
   # use fixed ports, but stop them so they do not eat CPU during benchmarks.
   if command -v systemctl >/dev/null 2>&1; then

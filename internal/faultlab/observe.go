@@ -1,0 +1,246 @@
+package faultlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
+)
+
+// obsClients are go-redis clients dialling from inside the observer host,
+// one per address, for the runner's own checks (healthy, converged).
+type obsClients struct {
+	host *netlab.Host
+	mu   sync.Mutex
+	c    map[string]*redis.Client
+}
+
+func newObsClients(h *netlab.Host) *obsClients {
+	return &obsClients{host: h, c: map[string]*redis.Client{}}
+}
+
+func (o *obsClients) get(addr string) *redis.Client {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if c := o.c[addr]; c != nil {
+		return c
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, PoolSize: 1,
+		DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
+		Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
+			return o.host.DialContext(ctx, network, a)
+		}})
+	o.c[addr] = c
+	return c
+}
+
+func (o *obsClients) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range o.c {
+		c.Close()
+	}
+	o.c = map[string]*redis.Client{}
+}
+
+func flat(v any) map[string]string {
+	m := map[string]string{}
+	switch x := v.(type) {
+	case []any:
+		for i := 0; i+1 < len(x); i += 2 {
+			k, _ := x[i].(string)
+			m[k] = fmt.Sprint(x[i+1])
+		}
+	case map[any]any:
+		for k, val := range x {
+			m[fmt.Sprint(k)] = fmt.Sprint(val)
+		}
+	}
+	return m
+}
+
+// SentinelMaster is SENTINEL MASTER mym on the sentinel of host h.
+func (t *Topology) SentinelMaster(ctx context.Context, h string) (map[string]string, error) {
+	v, err := t.obs.get(t.SentinelAddr(h)).Do(ctx, "SENTINEL", "MASTER", MasterName).Result()
+	if err != nil {
+		return nil, err
+	}
+	return flat(v), nil
+}
+
+// SentinelReplicas is SENTINEL REPLICAS mym on the sentinel of host h.
+func (t *Topology) SentinelReplicas(ctx context.Context, h string) ([]map[string]string, error) {
+	v, err := t.obs.get(t.SentinelAddr(h)).Do(ctx, "SENTINEL", "REPLICAS", MasterName).Slice()
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, r := range v {
+		out = append(out, flat(r))
+	}
+	return out, nil
+}
+
+// SentinelDo runs a command on the sentinel of host h.
+func (t *Topology) SentinelDo(ctx context.Context, h string, args ...any) (any, error) {
+	return t.obs.get(t.SentinelAddr(h)).Do(ctx, args...).Result()
+}
+
+// RedisDo runs a command on the redis of host h.
+func (t *Topology) RedisDo(ctx context.Context, h string, args ...any) (any, error) {
+	return t.obs.get(t.currentRedisAddr(h)).Do(ctx, args...).Result()
+}
+
+// MasterHostBy is the host the sentinel of h names as master.
+func (t *Topology) MasterHostBy(ctx context.Context, h string) (string, error) {
+	v, err := t.obs.get(t.SentinelAddr(h)).Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MasterName).StringSlice()
+	if err != nil {
+		return "", err
+	}
+	if len(v) != 2 {
+		return "", fmt.Errorf("GET-MASTER-ADDR-BY-NAME: %v", v)
+	}
+	return t.HostOf(v[0]), nil
+}
+
+// Role is ROLE on the redis of host h: the role, and for a replica the
+// host of its master and whether its link is connected.
+func (t *Topology) Role(ctx context.Context, h string) (role, master string, connected bool, err error) {
+	v, err := t.obs.get(t.currentRedisAddr(h)).Do(ctx, "ROLE").Slice()
+	if err != nil {
+		return "", "", false, err
+	}
+	if len(v) == 0 {
+		return "", "", false, errors.New("empty ROLE reply")
+	}
+	role, _ = v[0].(string)
+	if role == "slave" && len(v) >= 4 {
+		mh, _ := v[1].(string)
+		st, _ := v[3].(string)
+		return role, t.HostOf(mh), st == "connected", nil
+	}
+	return role, "", false, nil
+}
+
+// WaitHealthy waits until every live sentinel knows all the others and
+// every replica (with its link up), names h1 as master without s_down, and
+// every replica is connected to h1.
+func (t *Topology) WaitHealthy(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var why error
+	for {
+		if why = t.healthy(ctx); why == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w after %v: %v", ErrNotHealthy, timeout, why)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (t *Topology) healthy(ctx context.Context) error {
+	master := t.RedisHosts[0]
+	for _, h := range t.RedisHosts[1:] {
+		role, m, up, err := t.Role(ctx, h)
+		if err != nil || role != "slave" || m != master || !up {
+			return fmt.Errorf("replica %s: %s of %s up=%v %v", h, role, m, up, err)
+		}
+	}
+	for _, h := range t.SentinelHosts {
+		m, err := t.SentinelMaster(ctx, h)
+		if err != nil {
+			return fmt.Errorf("sentinel %s: %w", h, err)
+		}
+		if m["flags"] != "master" {
+			return fmt.Errorf("sentinel %s: flags %s", h, m["flags"])
+		}
+		if m["num-other-sentinels"] != fmt.Sprint(len(t.SentinelHosts)-1) {
+			return fmt.Errorf("sentinel %s knows %s other sentinels", h, m["num-other-sentinels"])
+		}
+		reps, err := t.SentinelReplicas(ctx, h)
+		if err != nil {
+			return fmt.Errorf("sentinel %s: %w", h, err)
+		}
+		if len(reps) != len(t.RedisHosts)-1 {
+			return fmt.Errorf("sentinel %s knows %d replicas", h, len(reps))
+		}
+		for _, r := range reps {
+			if r["master-link-status"] != "ok" || r["flags"] != "slave" {
+				return fmt.Errorf("sentinel %s: replica %s:%s flags %s link %s", h, r["ip"], r["port"], r["flags"], r["master-link-status"])
+			}
+		}
+	}
+	return nil
+}
+
+// Converged checks L1 now: every live sentinel names the same master, that
+// redis reports role:master, and every other live redis is a connected
+// replica of it. It returns the master's host, or why not.
+func (t *Topology) Converged(ctx context.Context) (string, error) {
+	master := ""
+	for _, h := range t.SentinelHosts {
+		if !t.live("sentinel-" + h) {
+			continue
+		}
+		m, err := t.MasterHostBy(ctx, h)
+		if err != nil {
+			return "", fmt.Errorf("sentinel %s: %w", h, err)
+		}
+		if master == "" {
+			master = m
+		} else if m != master {
+			return "", fmt.Errorf("sentinels disagree: %s vs %s", master, m)
+		}
+	}
+	if master == "" {
+		return "", errors.New("no live sentinel")
+	}
+	if !t.live("redis-" + master) {
+		return "", fmt.Errorf("master %s is not running", master)
+	}
+	role, _, _, err := t.Role(ctx, master)
+	if err != nil || role != "master" {
+		return "", fmt.Errorf("master %s: role %s %v", master, role, err)
+	}
+	for _, h := range t.RedisHosts {
+		if h == master || !t.live("redis-"+h) {
+			continue
+		}
+		role, m, up, err := t.Role(ctx, h)
+		if err != nil || role != "slave" || m != master || !up {
+			return "", fmt.Errorf("redis %s: %s of %s up=%v %v", h, role, m, up, err)
+		}
+	}
+	return master, nil
+}
+
+// WaitConverged polls Converged every 100 ms until it holds or timeout
+// passes; it returns the master and when L1 first held.
+func (t *Topology) WaitConverged(ctx context.Context, timeout time.Duration) (string, time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		m, err := t.Converged(ctx)
+		if err == nil {
+			return m, time.Now(), nil
+		}
+		if time.Now().After(deadline) {
+			return "", time.Time{}, fmt.Errorf("not converged after %v: %w", timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return "", time.Time{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package faultlab
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
+	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
+)
+
+func init() {
+	register(&Scenario{
+		ID: "H1", Title: "client failover under load", ExpectFailover: true,
+		Setup: Setup{Writers: []WriterSpec{
+			{Name: "gs-plain", Host: "c1", Client: workload.ClientGosentinel, Mode: workload.ModePlain, Rate: 200},
+			{Name: "gr-plain", Host: "c1", Client: workload.ClientGoRedis, Mode: workload.ModePlain, Rate: 200},
+		}},
+		Fault:    "SIGKILL the master under 400 writes/s",
+		Expected: "client fails over ≤ RTO_conv + 2 s; in-flight writes reported unknown, never failed-but-applied",
+		Schedule: func(ctx context.Context, e *Env) error {
+			_, err := killMaster(ctx, e, "h1")
+			e.Heal()
+			return err
+		},
+		Criteria: []Criterion{clientsRecoverWithin(2, true), noMisclassified()},
+	}, &Scenario{
+		ID: "H2", Title: "client's sentinel silently blackholed, then failover", ExpectFailover: true, Settle: 40 * time.Second,
+		Setup:    Setup{SeparateSentinels: true, Writers: []WriterSpec{{Name: "gs-plain", Host: "c1", Client: workload.ClientGosentinel, Mode: workload.ModePlain}, {Name: "gr-plain", Host: "c1", Client: workload.ClientGoRedis, Mode: workload.ModePlain}}},
+		Fault:    "drop every packet from c1 to s1 (the clients' first sentinel), then SIGKILL the master",
+		Expected: "the client notices the change within its refresh interval (10 s)",
+		Schedule: func(ctx context.Context, e *Env) error {
+			heal, err := e.Lab.Cut(e.Top.Host("c1"), e.Top.Host("s1"), netlab.Drop)
+			if err != nil {
+				return err
+			}
+			e.Track(heal)
+			if err := e.Sleep(ctx, time.Second); err != nil {
+				return err
+			}
+			if _, err := killMaster(ctx, e, "h1"); err != nil {
+				return err
+			}
+			if err := e.Sleep(ctx, 15*time.Second); err != nil {
+				return err
+			}
+			err = heal()
+			e.Heal()
+			return err
+		},
+		Criteria: []Criterion{{Name: "our client: RTO_client <= RTO_switch + 12 s", Check: func(r *RunResult) (bool, string) {
+			w, ok := r.ByWriter["gs-plain"]
+			sw := r.Figures.RTOSwitchS
+			return ok && w.RTOClientS >= 0 && sw >= 0 && w.RTOClientS <= sw+12, fmt.Sprintf("RTO_switch %.2f, RTO_client %.2f", sw, w.RTOClientS)
+		}}, ourClientNoLateStale()},
+	}, &Scenario{
+		ID: "H3", Title: "all sentinels down, master healthy",
+		Fault:    "SIGKILL every sentinel for 15 s, then restart them",
+		Expected: "traffic continues; no disconnect storm",
+		Schedule: func(ctx context.Context, e *Env) error {
+			e.Fault()
+			for _, h := range e.Top.SentinelHosts {
+				if err := e.Top.Kill("sentinel-" + h); err != nil {
+					return err
+				}
+			}
+			if err := e.Sleep(ctx, 15*time.Second); err != nil {
+				return err
+			}
+			e.Heal()
+			for _, h := range e.Top.SentinelHosts {
+				if err := e.Top.StartSentinel(h); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Post: func(r *RunResult, in *workload.Input, top *Topology) {
+			bad, ok := 0, 0
+			for _, op := range in.Ops {
+				if op.Invoke.Before(in.FaultAt) || op.Invoke.After(in.HealAt) {
+					continue
+				}
+				if op.Result == workload.ResultOK {
+					ok++
+				} else {
+					bad++
+				}
+			}
+			r.Extra["ok_during_outage"] = float64(ok)
+			r.Extra["errors_during_outage"] = float64(bad)
+		},
+		Criteria: []Criterion{noFailover(), extraEquals("errors_during_outage", 0, "no write error while the sentinels are down"),
+			{Name: "writes continue", Check: func(r *RunResult) (bool, string) {
+				return r.Extra["ok_during_outage"] > 0, fmt.Sprintf("ok_during_outage = %g", r.Extra["ok_during_outage"])
+			}}},
+	}, &Scenario{
+		ID: "H4", Title: "READONLY / MASTERDOWN / LOADING replies",
+		NotYet: "needs a node that answers those errors on demand; covered by the client's own tests, not the lab yet",
+	}, &Scenario{
+		ID: "H5", Title: "blocking commands, pipelines, MULTI across a failover",
+		NotYet: "the workload only does list appends; BRPOP/MULTI writers are not written yet",
+	}, &Scenario{
+		ID: "H6", Title: "sentinels disagree", NotYet: "covered by C8 (the client prefers the answer confirmed by ROLE); no separate schedule",
+	}, &Scenario{
+		ID: "F1", Title: "requirepass on sentinels", NotYet: "auth and ACL setups are not wired into the lab topology yet",
+	}, &Scenario{
+		ID: "F2", Title: "auth-pass rotation", NotYet: "auth and ACL setups are not wired into the lab topology yet",
+	}, &Scenario{
+		ID: "F3", Title: "minimal ACL for the sentinel user", NotYet: "auth and ACL setups are not wired into the lab topology yet",
+	}, &Scenario{
+		ID: "F6", Title: "deny-scripts-reconfig", NotYet: "functional check, covered by cmd/gosentinel tests; not a lab schedule yet",
+	}, &Scenario{
+		ID: "F7", Title: "notification scripts misbehaving", NotYet: "script timeouts and queue limits are not scheduled in the lab yet",
+	})
+}

@@ -1,0 +1,272 @@
+package workload
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/config"
+)
+
+// s1: at most one +elected-leader per (master, epoch) across sentinels.
+// Real Sentinel publishes +elected-leader on the leader only; its epoch is
+// the leader's latest +new-epoch before it (the failover's ++current_epoch)
+// unless the subscription to it broke since (a +new-epoch may have been
+// missed), else its sampled leader-epoch (its vote for itself).
+func (c *checker) s1() {
+	lastEpoch := map[string]int64{}
+	leaders := map[string]map[string]time.Time{} // master|epoch → sentinel → when
+	var keys []string
+	for _, e := range c.eventsWithGaps() {
+		switch e.Channel {
+		case ChanDisconnected:
+			delete(lastEpoch, e.Sentinel)
+		case "+new-epoch":
+			if ev := parseEvent(e); ev.epoch >= 0 {
+				lastEpoch[e.Sentinel] = ev.epoch
+			}
+		case "+elected-leader":
+			ev := parseEvent(e)
+			ep, ok := lastEpoch[e.Sentinel]
+			if !ok {
+				ep = c.leaderEpochAt(e.Sentinel, e.At)
+			}
+			if ep < 0 {
+				c.note("S1: epoch of +elected-leader from %s at %s unknown", e.Sentinel, e.At.Format(time.RFC3339Nano))
+				continue
+			}
+			k := ev.master + " epoch " + itoa64(ep)
+			if leaders[k] == nil {
+				leaders[k] = map[string]time.Time{}
+				keys = append(keys, k)
+			}
+			if _, seen := leaders[k][e.Sentinel]; !seen {
+				leaders[k][e.Sentinel] = e.At
+			}
+		}
+	}
+	for _, k := range keys {
+		if len(leaders[k]) > 1 {
+			c.violate("S1", "%s: %d leaders elected: %s", k, len(leaders[k]), names(leaders[k]))
+		}
+	}
+}
+
+// eventsWithGaps is c.events plus the sampler's disconnection markers of
+// the sentinels' event subscriptions, by time.
+func (c *checker) eventsWithGaps() []Event {
+	out := append([]Event(nil), c.events...)
+	for _, e := range c.in.Events {
+		if e.Channel == ChanDisconnected && c.kinds[e.Sentinel] == KindSentinel {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+// leaderEpochAt returns the leader-epoch a sentinel reports in its first
+// sample after t (within 5 s), or -1.
+func (c *checker) leaderEpochAt(sentinel string, t time.Time) int64 {
+	l := c.samples[sentinel]
+	i := sort.Search(len(l), func(i int) bool { return !l[i].At.Before(t) })
+	for ; i < len(l) && l[i].At.Sub(t) <= 5*time.Second; i++ {
+		if l[i].LeaderEpoch >= 0 {
+			return l[i].LeaderEpoch
+		}
+	}
+	return -1
+}
+
+// s2: no two sentinels ever report the same config epoch with different
+// master addresses.
+func (c *checker) s2() {
+	type first struct {
+		sentinel string
+		at       time.Time
+	}
+	seen := map[int64]map[string]first{}
+	reported := map[string]bool{}
+	for _, name := range c.sentinel {
+		for _, s := range c.samples[name] {
+			if s.ConfigEpoch < 0 || s.MasterAddr == "" || s.Err != "" {
+				continue
+			}
+			a := c.norm(s.MasterAddr)
+			m := seen[s.ConfigEpoch]
+			if m == nil {
+				m = map[string]first{}
+				seen[s.ConfigEpoch] = m
+			}
+			if _, ok := m[a]; !ok {
+				m[a] = first{name, s.At}
+			}
+		}
+	}
+	epochs := make([]int64, 0, len(seen))
+	for e := range seen {
+		epochs = append(epochs, e)
+	}
+	sort.Slice(epochs, func(i, j int) bool { return epochs[i] < epochs[j] })
+	for _, e := range epochs {
+		m := seen[e]
+		if len(m) < 2 {
+			continue
+		}
+		who := map[string]bool{}
+		var parts []string
+		for a, f := range m {
+			who[f.sentinel] = true
+			parts = append(parts, a+" ("+f.sentinel+" at "+f.at.Format(time.RFC3339Nano)+")")
+		}
+		sort.Strings(parts)
+		k := itoa64(e)
+		if len(who) > 1 && !reported[k] {
+			reported[k] = true
+			c.violate("S2", "config-epoch %d names %d addresses: %s", e, len(m), strings.Join(parts, ", "))
+		}
+	}
+}
+
+// s3: a sentinel's epochs never decrease (each stream in arrival order:
+// sampled config-epoch, +new-epoch, hellos per redis node). A sentinel in
+// EpochResets may go back once in each stream (its restart from an old
+// config shows in all of them).
+func (c *checker) s3() {
+	reset := map[string]bool{}
+	for _, n := range c.in.EpochResets {
+		reset[n] = true
+	}
+	used := map[string]bool{} // sentinel|stream whose one allowed drop is spent
+	obs := c.epochs()
+	sentinels := make([]string, 0, len(obs))
+	for n := range obs {
+		sentinels = append(sentinels, n)
+	}
+	sort.Strings(sentinels)
+	for _, name := range sentinels {
+		last := map[string]epochObs{}
+		for _, o := range obs[name] {
+			if o.stream == "" {
+				continue
+			}
+			p, ok := last[o.stream]
+			last[o.stream] = o
+			if !ok || o.epoch >= p.epoch {
+				continue
+			}
+			if k := name + "|" + o.stream; reset[name] && !used[k] {
+				used[k] = true
+				continue
+			}
+			c.violate("S3", "%s: %s went from %d (%s) to %d (%s)", name, o.stream, p.epoch,
+				p.at.Format(time.RFC3339Nano), o.epoch, o.at.Format(time.RFC3339Nano))
+		}
+	}
+}
+
+// s4: a sentinel never grants two different votes in the same epoch
+// (+vote-for-leader <runid> <epoch>, published by the voter). The payload
+// names no master, so this assumes one monitored master.
+func (c *checker) s4() {
+	votes := map[string]map[string]time.Time{}
+	var keys []string
+	for _, e := range c.events {
+		if e.Channel != "+vote-for-leader" {
+			continue
+		}
+		ev := parseEvent(e)
+		if ev.runid == "" || ev.epoch < 0 {
+			continue
+		}
+		k := e.Sentinel + " epoch " + itoa64(ev.epoch)
+		if votes[k] == nil {
+			votes[k] = map[string]time.Time{}
+			keys = append(keys, k)
+		}
+		if _, ok := votes[k][ev.runid]; !ok {
+			votes[k][ev.runid] = e.At
+		}
+	}
+	for _, k := range keys {
+		if len(votes[k]) > 1 {
+			c.violate("S4", "%s: voted for %s", k, names(votes[k]))
+		}
+	}
+}
+
+// s6: never select or promote a replica with replica-priority 0, one the
+// selecting sentinel sees SDOWN, the master itself, or a node that was
+// sampled as a master shortly before its selection.
+func (c *checker) s6() {
+	prio0 := map[string]bool{}
+	for _, a := range c.in.Priority0 {
+		prio0[c.norm(a)] = true
+	}
+	sdown := map[string]map[string]bool{} // sentinel → replica → SDOWN
+	for _, e := range c.events {
+		ev := parseEvent(e)
+		switch e.Channel {
+		case "+sdown", "-sdown":
+			if ev.kind == "slave" {
+				if sdown[e.Sentinel] == nil {
+					sdown[e.Sentinel] = map[string]bool{}
+				}
+				sdown[e.Sentinel][c.norm(ev.addr)] = e.Channel == "+sdown"
+			}
+		case "+selected-slave", "+promoted-slave":
+			if ev.kind != "slave" {
+				continue
+			}
+			a := c.norm(ev.addr)
+			what := e.Channel + " " + a + " by " + e.Sentinel + " at " + e.At.Format(time.RFC3339Nano)
+			if prio0[a] {
+				c.violate("S6", "%s: replica-priority 0", what)
+			}
+			if sdown[e.Sentinel][a] {
+				c.violate("S6", "%s: the replica is SDOWN for that sentinel", what)
+			}
+			if m := masterAddrOf(e.Payload); m != "" && c.norm(m) == a {
+				c.violate("S6", "%s: the master itself", what)
+			}
+			if e.Channel == "+selected-slave" {
+				if r, ok := c.byAddr[a]; ok {
+					if s, ok := c.at(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
+						c.violate("S6", "%s: sampled as a master at %s, not a replica", what, s.At.Format(time.RFC3339Nano))
+					}
+				}
+			}
+		}
+	}
+}
+
+// l2: every config file loads with internal/config.
+func (c *checker) l2() {
+	names := make([]string, 0, len(c.in.ConfigFiles))
+	for n := range c.in.ConfigFiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, err := config.Parse(bytes.NewReader(c.in.ConfigFiles[n]), n); err != nil {
+			c.violate("L2", "%s: %v", n, err)
+		}
+	}
+	for _, f := range c.in.ConfigHistory {
+		if _, err := config.Parse(bytes.NewReader(f.Data), f.Sentinel); err != nil {
+			c.violate("L2", "%s at %s: %v", f.Sentinel, f.At.Format(time.RFC3339Nano), err)
+		}
+	}
+}
+
+func names[V any](m map[string]V) string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+func itoa64(n int64) string { return strconvFormat(n) }
