@@ -166,6 +166,15 @@ func TestCheckS3(t *testing.T) {
 	w.event(6000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,2,m,10.0.0.2,6379,1")
 	w.in.Events[len(w.in.Events)-1].Via = "r3"
 	mustHave(t, Check(w.in), "S3", "hello via r3 went from 3")
+	// ...unless the stream is back at 3 right after: a late delivery from
+	// the sender's previous connection, not a decrease.
+	w.event(6500, "s2", HelloChannel, "10.0.0.9,26379,bbbb,3,m,10.0.0.2,6379,1")
+	w.in.Events[len(w.in.Events)-1].Via = "r3"
+	mustNot(t, Check(w.in), "S3")
+	// A later real decrease on that stream is still one.
+	w.event(7000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,1,m,10.0.0.2,6379,1")
+	w.in.Events[len(w.in.Events)-1].Via = "r3"
+	mustHave(t, Check(w.in), "S3", "hello via r3 went from 3")
 }
 
 func TestCheckS4(t *testing.T) {
