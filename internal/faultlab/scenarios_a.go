@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
 	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
 )
 
@@ -193,12 +194,19 @@ func init() {
 		Criteria: []Criterion{extraEquals("promoted_h3", 1, "h3 promoted")},
 	}, &Scenario{
 		ID: "A10", Title: "replica offsets differ", ExpectFailover: true,
-		Fault:    "SIGSTOP replica h3 1 s while writes go on, SIGKILL the master, SIGCONT h3 100 ms later",
+		// Not SIGSTOP: a stopped replica's kernel still receives the
+		// replication stream into its socket buffer, so 100 ms after
+		// SIGCONT it has caught up and the offsets tie (seen: LostAck 0
+		// whichever replica won). A dropped replication connection really
+		// leaves h3 behind while its INFO still answers.
+		Fault:    "drop h3's replication connection to the master for 1 s while writes go on, SIGKILL the master, heal after the switch",
 		Expected: "the replica with the highest offset (h2) is promoted",
 		Schedule: func(ctx context.Context, e *Env) error {
-			if err := e.Top.Stop("redis-h3"); err != nil {
+			heal, err := e.Lab.CutPort(e.Top.Host("h3"), e.Top.Host("h1"), RedisPort, netlab.Drop)
+			if err != nil {
 				return err
 			}
+			e.Track(heal)
 			if err := e.Sleep(ctx, time.Second); err != nil {
 				return err
 			}
@@ -206,14 +214,12 @@ func init() {
 			if err := e.Top.Kill("redis-h1"); err != nil {
 				return err
 			}
-			if err := e.Sleep(ctx, 100*time.Millisecond); err != nil {
-				return err
-			}
-			if err := e.Top.Cont("redis-h3"); err != nil {
-				return err
-			}
 			m, err := e.WaitSwitch(ctx, "h1", 40*time.Second)
+			healErr := heal()
 			e.Heal()
+			if err == nil {
+				err = healErr
+			}
 			if err != nil {
 				return err
 			}
