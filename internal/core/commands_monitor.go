@@ -100,12 +100,7 @@ func (s *Sentinel) cmdFailover(id uint64, args []string) {
 		s.cmdFailoverCoordinated(id, m, args[3])
 		return
 	}
-	if m.flags&fFailoverInProgress != 0 {
-		s.respond(id, ErrorValue("INPROG Failover already in progress"))
-		return
-	}
-	if s.selectSlave(m) == nil {
-		s.respond(id, ErrorValue("NOGOODSLAVE No suitable replica to promote"))
+	if !s.manualFailoverPossible(id, m) {
 		return
 	}
 	s.logf(LevelWarning, "Executing user requested FAILOVER of '%s'", m.name)
@@ -138,4 +133,18 @@ func (s *Sentinel) cmdSimulateFailure(id uint64, args []string) {
 		}
 	}
 	s.respond(id, okValue)
+}
+
+// manualFailoverPossible answers SENTINEL FAILOVER's INPROG / NOGOODSLAVE
+// errors (plain and COORDINATED alike) and reports whether none applies.
+func (s *Sentinel) manualFailoverPossible(id uint64, m *instance) bool {
+	if m.flags&fFailoverInProgress != 0 {
+		s.respond(id, ErrorValue("INPROG Failover already in progress"))
+		return false
+	}
+	if s.selectSlave(m) == nil {
+		s.respond(id, ErrorValue("NOGOODSLAVE No suitable replica to promote"))
+		return false
+	}
+	return true
 }

@@ -62,12 +62,7 @@ func (s *Sentinel) cmdFailoverCoordinated(id uint64, m *instance, opt string) {
 		s.respond(id, ErrorValue("NOGOODPRIMARY Primary does not support FAILOVER command"))
 		return
 	}
-	if m.flags&fFailoverInProgress != 0 {
-		s.respond(id, ErrorValue("INPROG Failover already in progress"))
-		return
-	}
-	if s.selectSlave(m) == nil {
-		s.respond(id, ErrorValue("NOGOODSLAVE No suitable replica to promote"))
+	if !s.manualFailoverPossible(id, m) {
 		return
 	}
 	s.logf(LevelNotice, "Executing user requested FAILOVER of '%s'", m.name)
