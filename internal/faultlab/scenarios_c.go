@@ -48,13 +48,19 @@ func c1Schedule(ctx context.Context, e *Env) error {
 	if err := e.Jitter(ctx, 500*time.Millisecond); err != nil {
 		return err
 	}
+	return isolateFor(ctx, e, "h1", 30*time.Second)
+}
+
+// isolateFor marks the fault, isolates host (with its processes) from every
+// other host for d (drop), then heals and marks the heal.
+func isolateFor(ctx context.Context, e *Env, host string, d time.Duration) error {
 	e.Fault()
-	heal, err := e.Lab.Isolate(e.Top.Hosts("h1"), netlab.Drop)
+	heal, err := e.Lab.Isolate(e.Top.Hosts(host), netlab.Drop)
 	if err != nil {
 		return err
 	}
 	e.Track(heal)
-	if err := e.Sleep(ctx, 30*time.Second); err != nil {
+	if err := e.Sleep(ctx, d); err != nil {
 		return err
 	}
 	err = heal()
@@ -125,18 +131,7 @@ func init() {
 		Fault:    "isolate h3 (a replica and its sentinel) for 30 s, master healthy, quorum 1",
 		Expected: "the isolated sentinel cannot get elected",
 		Schedule: func(ctx context.Context, e *Env) error {
-			e.Fault()
-			heal, err := e.Lab.Isolate(e.Top.Hosts("h3"), netlab.Drop)
-			if err != nil {
-				return err
-			}
-			e.Track(heal)
-			if err := e.Sleep(ctx, 30*time.Second); err != nil {
-				return err
-			}
-			err = heal()
-			e.Heal()
-			return err
+			return isolateFor(ctx, e, "h3", 30*time.Second)
 		},
 		Criteria: []Criterion{noPromotion(), convAfterHealWithin(5)},
 	}, &Scenario{
