@@ -36,9 +36,18 @@ var sentinelSubcommands = map[string]subcommand{
 	"slaves":                  {3, (*Sentinel).cmdReplicas},
 }
 
-// SentinelSubcommands returns the names of the SENTINEL subcommands the
-// core implements, sorted (for COMMAND LIST / COMMAND COUNT in the server).
-func SentinelSubcommands() []string { return sortedKeys(sentinelSubcommands) }
+// SentinelSubcommandArities returns each SENTINEL subcommand the core
+// implements with its arity in Redis' convention (N: exactly N arguments
+// counting SENTINEL and the subcommand; -N: at least N). The server checks
+// arities first from the command table captured from a real sentinel;
+// internal/runtime TestSubcommandAritiesAgree keeps the two tables equal.
+func SentinelSubcommandArities() map[string]int {
+	out := make(map[string]int, len(sentinelSubcommands))
+	for name, c := range sentinelSubcommands {
+		out[name] = c.arity
+	}
+	return out
+}
 
 func (s *Sentinel) respond(id uint64, v Value) { s.emit(Respond{ID: id, Value: v}) }
 

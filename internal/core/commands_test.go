@@ -78,7 +78,7 @@ func TestCommandReplies(t *testing.T) {
 // TestSubcommandTable: 21 subcommands plus Valkey 8's four PRIMARY
 // aliases, as COMMAND LIST expects.
 func TestSubcommandTable(t *testing.T) {
-	if n := len(SentinelSubcommands()); n != 25 {
+	if n := len(SentinelSubcommandArities()); n != 25 {
 		t.Fatalf("%d subcommands, want 25", n)
 	}
 }

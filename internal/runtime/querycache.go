@@ -64,12 +64,17 @@ func (q *queryCache) fill(name string, v resp.Value) {
 	q.cur.Store(&m)
 }
 
-// cacheableName returns the master name when args are a query whose reply
-// depends only on the core's state (not on time or the client): SENTINEL
+// isAddrQuery is the one predicate of the cache: a command whose reply
+// depends only on the core's state (not on time or the client), SENTINEL
 // GET-MASTER-ADDR-BY-NAME <name>.
+func isAddrQuery(n int, cmd, sub string) bool {
+	return n == 3 && strings.EqualFold(cmd, "sentinel") && strings.EqualFold(sub, "get-master-addr-by-name")
+}
+
+// cacheableName returns the master name of a cacheable query as the
+// server received it (server side).
 func cacheableName(args [][]byte) ([]byte, bool) {
-	if len(args) != 3 || !strings.EqualFold(string(args[0]), "sentinel") ||
-		!strings.EqualFold(string(args[1]), "get-master-addr-by-name") {
+	if len(args) != 3 || !isAddrQuery(len(args), string(args[0]), string(args[1])) {
 		return nil, false
 	}
 	return args[2], true
@@ -78,8 +83,7 @@ func cacheableName(args [][]byte) ([]byte, bool) {
 // cacheableRequest is cacheableName for a core Request (loop side).
 func cacheableRequest(ev core.Event) (string, bool) {
 	req, ok := ev.(core.Request)
-	if !ok || len(req.Args) != 3 || !strings.EqualFold(req.Args[0], "sentinel") ||
-		!strings.EqualFold(req.Args[1], "get-master-addr-by-name") {
+	if !ok || len(req.Args) != 3 || !isAddrQuery(len(req.Args), req.Args[0], req.Args[1]) {
 		return "", false
 	}
 	return req.Args[2], true
