@@ -258,6 +258,21 @@ func (w *world) do(t *testing.T, d directive) {
 		}
 		r.priority = d.int(t, "prio", r.priority)
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
+	case "deadlines":
+		// deadlines on|off: tick each sentinel at its NextDeadline too.
+		w.deadlines = len(d.args) > 0 && d.args[0] == "on"
+	case "trace":
+		// trace <redis> CMD...: log every CMD a sentinel sends to it.
+		r := w.redisByName(t, d.args[0])
+		if w.traced == nil {
+			w.traced = map[string]map[string]bool{}
+		}
+		if w.traced[r.name] == nil {
+			w.traced[r.name] = map[string]bool{}
+		}
+		for _, c := range d.args[1:] {
+			w.traced[r.name][strings.ToUpper(c)] = true
+		}
 	case "latency":
 		w.latency = Millis(d.int(t, "ms", 0))
 	case "hide":

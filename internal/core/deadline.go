@@ -72,6 +72,9 @@ func (s *Sentinel) groupDeadline(m *instance, in Millis) Millis {
 	s.silentDeadlines(&d, m)
 	for _, r := range m.m.replicas {
 		s.silentDeadlines(&d, r)
+		if r.convertAt != 0 && !r.infoPending && r.link.ccState == connUp {
+			d.consider(r.convertAt) // the INFO of a pending conversion (convert.go)
+		}
 	}
 	for _, si := range m.m.sentinels {
 		s.silentDeadlines(&d, si)

@@ -146,6 +146,7 @@ func atoll(s string) int64 {
 func (s *Sentinel) refreshInfo(i *instance, info string) {
 	r := parseInfo(info)
 	i.info, i.hasInfo = info, true
+	i.convertAt = 0 // re-armed below if a conversion still waits (convert.go)
 	i.masterLinkDownTime = r.linkDownSince
 	if r.runID != "" {
 		if i.runid != "" && i.runid != r.runID {
@@ -274,12 +275,19 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 		}
 		return
 	}
-	wait := 4 * s.timing.PublishPeriod
-	if i.flags&fPromoted == 0 && s.masterLooksSane(m) && s.noDownFor(i, wait) && s.now-i.roleReportedTime > wait {
+	wait := s.convertWait()
+	if i.flags&fPromoted != 0 || !s.masterLooksSane(m) {
+		return
+	}
+	if s.noDownFor(i, wait) && s.now-i.roleReportedTime > wait {
 		if s.sendSlaveOf(i, &m.addr) {
 			s.event(LevelNotice, "+convert-to-slave", i, s.at(i))
 		}
+		return
 	}
+	// Blocked by the safety wait alone: ask INFO again when it ends
+	// (convert.go) instead of at the next INFO period.
+	i.convertAt = convertWaitEnd(i, wait)
 }
 
 // masterLooksSane is sentinelMasterLooksSane.

@@ -49,6 +49,9 @@ type instance struct {
 	roleReportedTime Millis
 	slaveConfChange  Millis
 	rebootSince      Millis
+	// convertAt is when the safety wait of a pending +convert-to-slave
+	// ends: INFO is asked then (convert.go; 0: none pending).
+	convertAt Millis
 
 	// replica fields (from INFO)
 	masterLinkDownTime Millis

@@ -468,6 +468,9 @@ func (s *Sentinel) instanceWake(i *instance) Millis {
 				return s.now + 1
 			}
 			w = min(w, i.infoRefresh+s.infoPeriodFor(i)+1)
+			if i.convertAt != 0 && i.isSlave() {
+				w = min(w, i.convertAt) // convert.go
+			}
 		}
 		p := s.pingInterval(i)
 		w = min(w, max(l.lastPongTime+p, l.lastPingTime+p/2)+1)

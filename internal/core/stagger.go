@@ -11,16 +11,27 @@ package core
 // blocks their own start. Nothing changes on the wire. A forced failover
 // (SENTINEL FAILOVER) is not staggered.
 
-// failoverRank is the number of known peer sentinels of m that are not
-// SDOWN and whose runid sorts before ours.
+// failoverRank is the number of known peer sentinels of m whose runid
+// sorts before ours, except those gone well before m (goneBefore).
 func (s *Sentinel) failoverRank(m *instance) int {
 	rank := 0
 	for _, si := range m.m.sentinels {
-		if si.flags&fSDown == 0 && si.runid != "" && si.runid < s.myid {
+		if si.runid != "" && si.runid < s.myid && !goneBefore(m, si) {
 			rank++
 		}
 	}
 	return rank
+}
+
+// goneBefore reports a peer that was SDOWN already down-after before m
+// became SDOWN: every sentinel of m sees it gone by now, so none waits for
+// it. A peer lost together with m (the master's host died, or was cut off
+// with its sentinel, lab C1) still counts: the sentinels' SDOWN times of
+// the same failure differ by their PING phases, and a rank that depends on
+// them let two sentinels with different views both take rank 1 and start
+// in the same instant (docs/core.md decision 22).
+func goneBefore(m, si *instance) bool {
+	return si.flags&fSDown != 0 && si.sdownSince < m.sdownSince-m.downAfter
 }
 
 // failoverStartAt is the earliest instant at which an automatic failover of

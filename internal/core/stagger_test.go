@@ -9,8 +9,20 @@ import (
 // staggerPeer is a peer sentinel of the stagger tests.
 type staggerPeer struct {
 	runid string
-	sdown bool
+	sdown peerDown
 }
+
+// peerDown is how a stagger test's peer is down.
+type peerDown int
+
+const (
+	alive    peerDown = iota
+	downToo           // SDOWN since 100 ms before the master (lost with it)
+	goneLong          // SDOWN since more than down-after before the master
+)
+
+// staggerODownAt is when the stagger tests' master is SDOWN and ODOWN.
+const staggerODownAt Millis = 5000
 
 func newStaggerCore(t *testing.T, myid string, peers []staggerPeer, stagger Millis) (*Sentinel, *instance) {
 	t.Helper()
@@ -36,9 +48,16 @@ func newStaggerCore(t *testing.T, myid string, peers []staggerPeer, stagger Mill
 	}
 	s.Step(0, Tick{})
 	m := s.masters["mym"]
+	m.sdownSince = staggerODownAt + timeBase
 	for _, p := range peers {
-		if p.sdown {
-			m.m.sentinels[p.runid].flags |= fSDown
+		si := m.m.sentinels[p.runid]
+		switch p.sdown {
+		case downToo:
+			si.flags |= fSDown
+			si.sdownSince = m.sdownSince - 100
+		case goneLong:
+			si.flags |= fSDown
+			si.sdownSince = m.sdownSince - m.downAfter - 1
 		}
 	}
 	return s, m
@@ -54,12 +73,17 @@ func TestFailoverStagger(t *testing.T) {
 		rank  int
 	}{
 		{"alone", id('5'), nil, 0},
-		{"lowest runid", id('1'), []staggerPeer{{id('2'), false}, {id('3'), false}}, 0},
-		{"middle", id('2'), []staggerPeer{{id('1'), false}, {id('3'), false}}, 1},
-		{"highest runid", id('3'), []staggerPeer{{id('1'), false}, {id('2'), false}}, 2},
-		{"lower peer SDOWN", id('3'), []staggerPeer{{id('1'), true}, {id('2'), false}}, 1},
-		{"all lower peers SDOWN", id('3'), []staggerPeer{{id('1'), true}, {id('2'), true}, {id('4'), false}}, 0},
-		{"lexicographic not numeric", id('a'), []staggerPeer{{id('9'), false}, {id('b'), false}}, 1},
+		{"lowest runid", id('1'), []staggerPeer{{id('2'), alive}, {id('3'), alive}}, 0},
+		{"middle", id('2'), []staggerPeer{{id('1'), alive}, {id('3'), alive}}, 1},
+		{"highest runid", id('3'), []staggerPeer{{id('1'), alive}, {id('2'), alive}}, 2},
+		{"lower peer gone long before", id('3'), []staggerPeer{{id('1'), goneLong}, {id('2'), alive}}, 1},
+		{"all lower peers gone long before", id('3'), []staggerPeer{{id('1'), goneLong}, {id('2'), goneLong}, {id('4'), alive}}, 0},
+		// Lost together with the master: every sentinel still counts it,
+		// whatever its own PING phase made it see first (docs/core.md
+		// decision 22).
+		{"lower peer SDOWN with the master", id('3'), []staggerPeer{{id('1'), downToo}, {id('2'), alive}}, 2},
+		{"higher peer SDOWN", id('2'), []staggerPeer{{id('1'), alive}, {id('3'), downToo}}, 1},
+		{"lexicographic not numeric", id('a'), []staggerPeer{{id('9'), alive}, {id('b'), alive}}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +91,7 @@ func TestFailoverStagger(t *testing.T) {
 			if got := s.failoverRank(m); got != tc.rank {
 				t.Fatalf("rank = %d, want %d", got, tc.rank)
 			}
-			const odownAt Millis = 5000
+			const odownAt = staggerODownAt
 			startAt := odownAt + Millis(tc.rank)*stagger
 			m.flags |= fSDown | fODown
 			m.odownSince = odownAt + timeBase
@@ -97,7 +121,7 @@ func TestFailoverStagger(t *testing.T) {
 // failover_start_time, which blocks a start for 2×failover-timeout.
 func TestFailoverStaggerYieldsToVote(t *testing.T) {
 	id := func(c byte) string { return strings.Repeat(string(c), 40) }
-	s, m := newStaggerCore(t, id('2'), []staggerPeer{{id('1'), false}}, 100)
+	s, m := newStaggerCore(t, id('2'), []staggerPeer{{id('1'), alive}}, 100)
 	m.flags |= fSDown | fODown
 	m.odownSince = 5000 + timeBase
 	s.now = 5050 + timeBase

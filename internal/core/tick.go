@@ -93,7 +93,8 @@ func (s *Sentinel) sendPeriodicCommands(i *instance) {
 		return
 	}
 	pingPeriod := s.pingInterval(i)
-	if !i.isSentinel() && !i.infoPending && (i.infoRefresh == 0 || s.now-i.infoRefresh > s.infoPeriodFor(i)) {
+	if !i.isSentinel() && !i.infoPending &&
+		(i.infoRefresh == 0 || s.now-i.infoRefresh > s.infoPeriodFor(i) || s.convertInfoDue(i)) {
 		s.sendInfo(i)
 	}
 	if s.now-l.lastPongTime > pingPeriod && s.now-l.lastPingTime > pingPeriod/2 {

@@ -39,7 +39,7 @@ type Timing struct {
 	// ScriptRetryDelay is the first script retry delay, doubled each retry (30000).
 	ScriptRetryDelay Millis
 	// FailoverStagger is the delay per rank before an automatic failover
-	// starts after ODOWN (100; not in sentinel.c, see stagger.go). It is
+	// starts after ODOWN (200; not in sentinel.c, see stagger.go). It is
 	// not a SENTINEL DEBUG parameter: real tools know only the 13 above.
 	FailoverStagger Millis
 }
@@ -60,7 +60,7 @@ func DefaultTiming() Timing {
 		ElectionTimeout:        10000,
 		ScriptMaxRuntime:       60000,
 		ScriptRetryDelay:       30000,
-		FailoverStagger:        100,
+		FailoverStagger:        200,
 	}
 }
 

@@ -98,21 +98,27 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 		if !forced && (si.askPending || s.now-si.lastMDReplyTime < s.askPeriodFor(m, si)) {
 			continue
 		}
-		runid, epoch := "*", s.currentEpoch
-		if m.m.failoverState > FailoverNone {
-			// Ask for votes in our failover's epoch (sentinel.c sends the
-			// current epoch, see getLeader): peers that moved on to a
-			// newer epoch then refuse, and the stale attempt times out.
-			runid, epoch = s.myid, m.m.failoverEpoch
-		}
-		snd, ok := s.newSend(si, false, cmdAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
-			s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(epoch, 10), runid)
-		if !ok {
-			continue
-		}
-		si.askPending = true
-		s.revealSend(snd)
+		s.askPeer(m, si)
 	}
+}
+
+// askPeer sends one IS-MASTER-DOWN-BY-ADDR about m to si: a vote request
+// in our failover's epoch while one runs, "*" otherwise.
+func (s *Sentinel) askPeer(m, si *instance) {
+	runid, epoch := "*", s.currentEpoch
+	if m.m.failoverState > FailoverNone {
+		// Ask for votes in our failover's epoch (sentinel.c sends the
+		// current epoch, see getLeader): peers that moved on to a
+		// newer epoch then refuse, and the stale attempt times out.
+		runid, epoch = s.myid, m.m.failoverEpoch
+	}
+	snd, ok := s.newSend(si, false, cmdAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
+		s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(epoch, 10), runid)
+	if !ok {
+		return
+	}
+	si.askPending = true
+	s.revealSend(snd)
 }
 
 // expireMasterDownReply forgets a peer's IS-MASTER-DOWN-BY-ADDR answer
@@ -172,6 +178,7 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 	down := int64(0)
 	if !s.tilt && m != nil && m.flags&fSDown != 0 {
 		down = 1
+		s.reaskOnPeerAsk(m) // fastdetect.go
 	}
 	if args[5] == "*" {
 		// No vote requested: the reply reveals neither a vote nor an epoch,

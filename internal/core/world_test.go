@@ -30,6 +30,13 @@ type world struct {
 	latency Millis
 	// showAll prints debug/verbose events too.
 	showAll bool
+	// deadlines also ticks each sentinel at its NextDeadline, and delivers
+	// delayed events at their own instant, as the runtime does (directive
+	// "deadlines on"); otherwise everything happens on the 100 ms grid.
+	deadlines bool
+	// traced logs the commands sent to a Redis (directive "trace"): redis
+	// name → upper-case command names.
+	traced map[string]map[string]bool
 }
 
 type tsent struct {
@@ -43,6 +50,7 @@ type tsent struct {
 	stallTo  Millis
 	failNext bool // fail the next Persist
 	seed     uint64
+	wakeAt   Millis // NextDeadline after its last Tick (deadlines on)
 	conns    map[ConnID]*fconn
 	// written holds Persist snapshots until their PersistDone; durable is
 	// the last one reported done without error.
@@ -208,17 +216,59 @@ func (w *world) drain() {
 	}
 }
 
-// run advances the clock by d in 100 ms ticks.
+// run advances the clock by d in 100 ms ticks (and, with deadlines on,
+// to every deadline and delivery in between).
 func (w *world) run(d Millis) {
 	end := w.now + d
 	for w.now < end {
-		w.now += 100
+		grid := w.now + 100
+		if w.deadlines {
+			w.runBetween(grid)
+		}
+		w.now = grid
 		for _, s := range w.sents {
 			if s.stallTo > w.now || s.crashed {
 				continue
 			}
-			w.step(s, Tick{})
+			w.tick(s)
 			w.drain()
+		}
+		w.drain()
+	}
+}
+
+// tick feeds a Tick and, like the runtime, reads the next deadline.
+func (w *world) tick(s *tsent) {
+	w.step(s, Tick{})
+	if w.deadlines && !s.crashed {
+		s.wakeAt = s.core.NextDeadline(w.now)
+	}
+}
+
+// runBetween handles, strictly before until, every sentinel deadline and
+// delayed delivery at its own instant.
+func (w *world) runBetween(until Millis) {
+	for {
+		at, who := until, (*tsent)(nil)
+		for _, s := range w.sents {
+			if !s.crashed && s.stallTo <= w.now && s.wakeAt > w.now && s.wakeAt < at {
+				at, who = s.wakeAt, s
+			}
+		}
+		for _, q := range w.queue {
+			if q.at > w.now {
+				if q.at < at {
+					at, who = q.at, nil
+				}
+				break
+			}
+		}
+		if at >= until {
+			return
+		}
+		w.now = at
+		if who != nil {
+			w.tick(who)
 		}
 		w.drain()
 	}
@@ -246,6 +296,9 @@ func (w *world) exec(s *tsent, e Effect) {
 		c := s.conns[e.Conn]
 		if c == nil || !c.up {
 			return
+		}
+		if r := w.redis[c.target]; r != nil && len(e.Args) > 0 && w.traced[r.name][strings.ToUpper(e.Args[0])] {
+			w.logf("%s sends %s to %s", s.name, strings.ToUpper(e.Args[0]), r.name)
 		}
 		w.deliverSend(s, c, e)
 	case Emit:

@@ -60,7 +60,12 @@ type Options struct {
 	FailoverTimeout int64
 	ParallelSyncs   int
 
-	TickMin, TickMax       int64 // sentinel timer period jitter (real: 50–100)
+	TickMin, TickMax int64 // sentinel timer period jitter (real: 50–100)
+	// DeadlineTicks also ticks a sentinel at its NextDeadline when that is
+	// earlier, as internal/runtime does after every Tick. Off in seeded
+	// runs (their traces predate it); hand-made options use it to time
+	// deadlines as the server does.
+	DeadlineTicks          bool
 	LatencyMin, LatencyMax int64 // one-way network latency
 	PersistMin, PersistMax int64 // config write + fsync time
 	LoadingTime            int64 // -LOADING after a redis-server restart
@@ -237,7 +242,11 @@ func (o Options) String() string {
 	f("down-after", o.DownAfter)
 	f("failover-timeout", o.FailoverTimeout)
 	f("parallel-syncs", o.ParallelSyncs)
-	f("tick", fmt.Sprintf("%d..%d", o.TickMin, o.TickMax))
+	if o.DeadlineTicks {
+		f("tick", fmt.Sprintf("%d..%d, or NextDeadline if earlier", o.TickMin, o.TickMax))
+	} else {
+		f("tick", fmt.Sprintf("%d..%d", o.TickMin, o.TickMax))
+	}
 	f("latency", fmt.Sprintf("%d..%d", o.LatencyMin, o.LatencyMax))
 	f("persist", fmt.Sprintf("%d..%d", o.PersistMin, o.PersistMax))
 	f("loading", o.LoadingTime)

@@ -113,6 +113,10 @@ func (w *World) crashSentinel(s *sentinel) {
 func (w *World) scheduleTick(s *sentinel) {
 	inc := s.inc
 	d := w.opt.TickMin + w.rng.Int64N(w.opt.TickMax-w.opt.TickMin+1)
+	if w.opt.DeadlineTicks && s.core != nil {
+		now := s.local(w.sch.now)
+		d = min(d, max(s.core.NextDeadline(now)-now, 1))
+	}
 	w.sch.after(d, func() {
 		if s.inc != inc || !s.up {
 			return
