@@ -38,6 +38,13 @@ type instance struct {
 	offset     int64
 	priority   int
 	announced  bool
+	// shownPriority is the slave_priority of the last INFO rendered while
+	// a replica (-1: never): what the sentinels can know, since a master's
+	// INFO has no slave_priority line. prevPriority and priorityAt are
+	// the value before the operator's last change and its time.
+	shownPriority int
+	prevPriority  int
+	priorityAt    int64
 	// passwords are the valid passwords of the default user (nil: no
 	// AUTH needed); two during a rotation (ACL SETUSER default >new).
 	passwords []string
@@ -310,6 +317,7 @@ func (w *World) renderInfo(in *instance) string {
 			}
 		}
 		line("slave_priority:%d", in.priority)
+		in.shownPriority = in.priority
 		line("slave_read_only:1")
 		if in.announced {
 			line("replica_announced:1")

@@ -157,6 +157,7 @@ func newWorld(o Options, trace bool) *World {
 				in.priority, in.announced = o.Priority[k-1], o.Announced[k-1]
 			}
 			in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+			in.shownPriority, in.prevPriority, in.priorityAt = -1, in.priority, neverChanged
 			if o.Auth {
 				in.passwords = []string{password(0)}
 			}
