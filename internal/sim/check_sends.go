@@ -154,7 +154,7 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 		}
 		known := false
 		for _, rv := range v.Replicas {
-			if rv.Addr.IP == r.addr.IP && rv.Addr.Port == r.addr.Port {
+			if sameAddr(rv.Addr, r.addr) {
 				known = true
 			}
 		}

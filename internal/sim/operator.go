@@ -58,6 +58,7 @@ func (w *World) restoreConfig() {
 		}
 		w.undoRogueMaster(g)
 	}
+	w.restoreSentinelPass()
 }
 
 // undoRogueMaster is the one topology change the operator undoes at the
@@ -114,6 +115,9 @@ func (w *World) loseConfig(f Fault) {
 		if p != s && p.disk.CurrentEpoch > st.CurrentEpoch {
 			st.CurrentEpoch = p.disk.CurrentEpoch
 		}
+	}
+	if w.opt.SentinelAuth {
+		st.SentinelPass = sentinelPassword(w.sentGen)
 	}
 	for i := range st.Masters {
 		// …and its leader-epoch lines: no vote in that epoch either.
