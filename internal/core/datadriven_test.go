@@ -169,14 +169,23 @@ func (w *world) do(t *testing.T, d directive) {
 			r.renamed[strings.ToUpper(rn.To)] = strings.ToUpper(rn.From)
 			r.hidden[strings.ToUpper(rn.From)] = true
 		}
+		if h, ok := d.kv["host"]; ok {
+			r.host = h
+			w.dns[h] = r.ip
+		}
 		if of, ok := d.kv["of"]; ok {
 			m := w.redisByName(t, of)
-			r.master, r.ofHost, r.ofPort = false, m.ip, m.port
+			r.master, r.ofHost, r.ofPort = false, m.announced(), m.port
 		}
 	case "sentinel":
 		cfg := Config{Port: d.int(t, "port", 0)}
 		cfg.MyID = strings.Repeat(d.kv["id"], 40)[:40]
 		cfg.DenyScriptsReconfig = true
+		cfg.SentinelPass = d.kv["sentinel-pass"]
+		if d.kv["resolve-hostnames"] == "yes" {
+			cfg.ResolveHostnames, cfg.AnnounceHostnames = true, true
+			cfg.ResolveIP = func(h string) (string, bool) { ip, ok := w.dns[h]; return ip, ok }
+		}
 		for _, mon := range strings.Split(d.kv["monitor"], "+") {
 			p := strings.Split(mon, ":")
 			if len(p) != 3 {
@@ -185,7 +194,7 @@ func (w *world) do(t *testing.T, d directive) {
 			r := w.redisByName(t, p[1])
 			q, _ := strconv.Atoi(p[2])
 			cfg.Masters = append(cfg.Masters, MasterConfig{
-				Name: p[0], Addr: Addr{Host: r.ip, Port: r.port}, Quorum: q,
+				Name: p[0], Addr: Addr{Host: r.announced(), Port: r.port}, Quorum: q,
 				DownAfter:            Millis(d.int(t, "down-after", 5000)),
 				FailoverTimeout:      Millis(d.int(t, "failover-timeout", 20000)),
 				ParallelSyncs:        d.int(t, "parallel-syncs", 1),
@@ -195,7 +204,10 @@ func (w *world) do(t *testing.T, d directive) {
 				AuthPass:             d.kv["auth-pass"],
 			})
 		}
-		w.addSentinel(d.kv["name"], cfg.Port, cfg)
+		s := w.addSentinel(d.kv["name"], cfg.Port, cfg)
+		if p, ok := d.kv["requirepass"]; ok {
+			s.passwords = strings.Split(p, ",")
+		}
 		w.drain()
 	case "run":
 		w.run(Millis(d.int(t, "ms", 1000)))
@@ -251,6 +263,21 @@ func (w *world) do(t *testing.T, d directive) {
 		s.cfg.Port = s.port
 		w.restart(s)
 		w.drain()
+	case "requirepass":
+		// requirepass <sentinel> pass=a,b: the passwords its server accepts
+		// (existing connections stay authenticated).
+		w.sentinelByName(d.args[0]).passwords = strings.Split(d.kv["pass"], ",")
+	case "moveip":
+		// moveip <redis> ip=X: the instance is now at another IP under
+		// the same hostname (it must be down: its connections are gone).
+		r := w.redisByName(t, d.args[0])
+		delete(w.redis, r.addr())
+		r.ip = d.kv["ip"]
+		w.redis[r.addr()] = r
+		if r.host != "" {
+			w.dns[r.host] = r.ip
+		}
+		w.logf("%s now at %s", r.name, r.addr())
 	case "set":
 		r := w.redisByName(t, d.args[0])
 		if p, ok := d.kv["pass"]; ok {

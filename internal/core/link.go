@@ -160,6 +160,7 @@ func (s *Sentinel) reconnect(i *instance) {
 	}
 	l.lastReconnTime = s.now
 	if l.ccState == connNone {
+		s.reresolve(i)
 		s.nextConn++
 		l.cc, l.ccState = s.nextConn, connConnecting
 		l.ccConnTime = s.now
@@ -359,5 +360,21 @@ func (s *Sentinel) dropSentinelConnections() {
 		for _, si := range m.sortedSentinels() {
 			s.closeConn(si.link, false)
 		}
+	}
+}
+
+// reresolve resolves a hostname again before a new connection, keeping
+// the old IP when the lookup fails (sentinelReconnectInstance with
+// resolve-hostnames: an instance restarted on a new IP under the same name
+// must be found there).
+func (s *Sentinel) reresolve(i *instance) {
+	if !s.resolveHostnames || s.resolveIP == nil || i.addr.Host == "" {
+		return
+	}
+	if _, lit := parseIP(i.addr.Host); lit {
+		return
+	}
+	if ip, ok := s.resolveIP(i.addr.Host); ok {
+		i.addr.IP = ip
 	}
 }

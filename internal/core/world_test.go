@@ -37,6 +37,8 @@ type world struct {
 	// traced logs the commands sent to a Redis (directive "trace"): redis
 	// name → upper-case command names.
 	traced map[string]map[string]bool
+	// dns maps the hostnames of fake Redis instances (host=) to their IP.
+	dns map[string]string
 }
 
 type tsent struct {
@@ -49,9 +51,11 @@ type tsent struct {
 	crashed  bool
 	stallTo  Millis
 	failNext bool // fail the next Persist
-	seed     uint64
-	wakeAt   Millis // NextDeadline after its last Tick (deadlines on)
-	conns    map[ConnID]*fconn
+	// passwords are the sentinel's requirepass values (nil: no AUTH).
+	passwords []string
+	seed      uint64
+	wakeAt    Millis // NextDeadline after its last Tick (deadlines on)
+	conns     map[ConnID]*fconn
 	// written holds Persist snapshots until their PersistDone; durable is
 	// the last one reported done without error.
 	written map[uint64]State
@@ -92,6 +96,7 @@ type fakeRedis struct {
 	passwords []string // requirepass / ACL passwords (nil: none)
 	name      string
 	ip        string
+	host      string // hostname (replica-announce-ip), "" for none
 	port      int
 	runid     string
 	master    bool
@@ -106,9 +111,22 @@ type fakeRedis struct {
 
 func (r *fakeRedis) addr() string { return r.ip + ":" + strconv.Itoa(r.port) }
 
+// announced is the address r announces: its hostname if it has one.
+func (r *fakeRedis) announced() string {
+	if r.host != "" {
+		return r.host
+	}
+	return r.ip
+}
+
+// isAt reports whether host (an IP or a name) designates r.
+func (r *fakeRedis) isAt(host string) bool {
+	return host == r.ip || (r.host != "" && strings.EqualFold(host, r.host))
+}
+
 func newWorld(t testing.TB) *world {
 	return &world{t: t, redis: map[string]*fakeRedis{}, rnames: map[string]*fakeRedis{},
-		reqs: map[uint64]reqOrigin{}, filter: map[string]bool{}}
+		reqs: map[uint64]reqOrigin{}, filter: map[string]bool{}, dns: map[string]string{}}
 }
 
 func (w *world) logf(format string, args ...any) {
@@ -277,7 +295,11 @@ func (w *world) runBetween(until Millis) {
 func (w *world) exec(s *tsent, e Effect) {
 	switch e := e.(type) {
 	case Connect:
-		addr := e.Addr.IP + ":" + strconv.Itoa(e.Addr.Port)
+		ip := e.Addr.IP
+		if ip == "" {
+			ip = w.dns[e.Addr.Host] // as the runtime does: dial the name
+		}
+		addr := ip + ":" + strconv.Itoa(e.Addr.Port)
 		c := &fconn{s: s, id: e.Conn, link: e.Link, typ: e.Type, target: addr}
 		s.conns[e.Conn] = c
 		if r := w.redis[addr]; r != nil && r.up {
@@ -562,19 +584,19 @@ func (w *world) renderInfo(r *fakeRedis) string {
 		var reps []*fakeRedis
 		for _, k := range sortedKeys(w.redis) {
 			o := w.redis[k]
-			if o.up && !o.master && o.ofHost == r.ip && o.ofPort == r.port {
+			if o.up && !o.master && r.isAt(o.ofHost) && o.ofPort == r.port {
 				reps = append(reps, o)
 			}
 		}
 		fmt.Fprintf(&b, "connected_slaves:%d\r\n", len(reps))
 		for k, o := range reps {
-			fmt.Fprintf(&b, "slave%d:ip=%s,port=%d,state=online,offset=%d,lag=0\r\n", k, o.ip, o.port, o.offset)
+			fmt.Fprintf(&b, "slave%d:ip=%s,port=%d,state=online,offset=%d,lag=0\r\n", k, o.announced(), o.port, o.offset)
 		}
 		fmt.Fprintf(&b, "master_repl_offset:%d\r\n", r.offset)
 		return b.String()
 	}
 	up := false
-	if m := w.redis[r.ofHost+":"+strconv.Itoa(r.ofPort)]; m != nil && m.up && m.master {
+	if m := w.redisAt(r.ofHost, r.ofPort); m != nil && m.up && m.master {
 		up = true
 	}
 	status := "down"
@@ -584,7 +606,7 @@ func (w *world) renderInfo(r *fakeRedis) string {
 	fmt.Fprintf(&b, "role:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n", r.ofHost, r.ofPort, status)
 	if !up {
 		since := int64(-1)
-		if m := w.redis[r.ofHost+":"+strconv.Itoa(r.ofPort)]; m != nil && !m.up {
+		if m := w.redisAt(r.ofHost, r.ofPort); m != nil && !m.up {
 			since = (w.now - m.downSince) / 1000
 		}
 		fmt.Fprintf(&b, "master_link_down_since_seconds:%d\r\n", since)
@@ -593,11 +615,39 @@ func (w *world) renderInfo(r *fakeRedis) string {
 	return b.String()
 }
 
+// redisAt finds the fake Redis at host (IP or name) and port.
+func (w *world) redisAt(host string, port int) *fakeRedis {
+	if ip, ok := w.dns[host]; ok {
+		host = ip
+	}
+	return w.redis[host+":"+strconv.Itoa(port)]
+}
+
 func (w *world) sendToSentinel(from, to *tsent, c *fconn, e Send) {
 	if to.crashed {
 		return
 	}
 	reply := func(v Value) { w.enqueue(from, Reply{Link: c.link, Conn: c.id, Tag: e.Tag, Value: v}) }
+	if to.passwords != nil {
+		// requirepass on the sentinel (sentinel-pass / requirepass of the
+		// asking sentinel, reference §19)
+		if strings.EqualFold(e.Args[0], "AUTH") {
+			for _, p := range to.passwords {
+				if e.Args[len(e.Args)-1] == p {
+					c.authed = true
+					reply(Status("OK"))
+					return
+				}
+			}
+			w.logf("%s rejects AUTH %s from %s", to.name, e.Args[len(e.Args)-1], from.name)
+			reply(ErrorValue("WRONGPASS invalid username-password pair or user is disabled."))
+			return
+		}
+		if !c.authed {
+			reply(ErrorValue("NOAUTH Authentication required."))
+			return
+		}
+	}
 	switch strings.ToUpper(e.Args[0]) {
 	case "PING":
 		reply(Status("PONG"))

@@ -339,7 +339,13 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 	x.cur = v.CurrentAddr
 }
 
+// sameAddr is sentinelAddrEqualsHostname: the same port and the same IP
+// or the same hostname.
 func sameAddr(a, b core.Addr) bool {
+	a, b = normName(a), normName(b)
+	if a.Port == b.Port && isName(a.Host) && strings.EqualFold(a.Host, b.Host) {
+		return true
+	}
 	ai, bi := a.IP, b.IP
 	if ai == "" {
 		ai = a.Host

@@ -62,7 +62,7 @@ func (c *checker) noteDownReply(w *World, p *sentinel, r reqRoute, v core.Value)
 		c.heard = map[downKey]downSeen{}
 	}
 	k := replyKey{r.c.owner.id, r.c.ownerInc, r.c.cid, r.s.tag}
-	c.inflight[k] = downReply{responder: p.id, master: name, addr: r.args[2] + ":" + r.args[3], down: v.Elems[0].Int == 1, ident: p.ident()}
+	c.inflight[k] = downReply{responder: p.id, master: name, addr: textKey(r.args[2], r.args[3]), down: v.Elems[0].Int == 1, ident: p.ident()}
 }
 
 // heardReply records that asker s processes a reply (called before Step).

@@ -215,7 +215,7 @@ func (c *checker) odownDue(w *World, s *sentinel, name string, now int64, tilt b
 	}
 	n := 1
 	for k, d := range c.heard {
-		if k.asker == s.id && k.master == name && d.down && now-d.at <= 4*c.opt.Timing.AskPeriod && d.addr == addrKey(x.addr) &&
+		if k.asker == s.id && k.master == name && d.down && now-d.at <= 4*c.opt.Timing.AskPeriod && d.addr == w.dialAddr(x.addr) &&
 			w.sent[k.responder].ident() == d.ident && !s.dead[d.conn] {
 			n++
 		}
@@ -292,7 +292,7 @@ func (t *truth) heardHello(payload string) {
 	if err != nil {
 		return
 	}
-	k := f[4] + " " + f[5] + ":" + f[6]
+	k := f[4] + " " + textKey(f[5], f[6])
 	if old, ok := t.told[k]; !ok || e > old {
 		t.told[k] = e
 	}
@@ -312,7 +312,7 @@ func (c *checker) demotion(w *World, s *sentinel, target *instance, host, port s
 	if !ok {
 		return
 	}
-	eX, found := s.truth.told[name+" "+addrKey(target.addr)]
+	eX, found := s.truth.told[name+" "+w.dialAddr(target.addr)]
 	if found && eX >= v.ConfigEpoch && eX > 0 {
 		w.violate("E3", s, "SLAVEOF %s %s sent to %s, announced to it as the master at config epoch %d, by a sentinel at config epoch %d",
 			host, port, target.addr.IP, eX, v.ConfigEpoch)
@@ -333,7 +333,7 @@ func (c *checker) reconfDue(w *World, s *sentinel, name string, tilt bool) {
 	x := s.chk.mc(name)
 	todo := ""
 	for _, rv := range v.Replicas {
-		a := addrKey(rv.Addr)
+		a := w.dialAddr(rv.Addr)
 		if rv.Disconnected || sameAddr(rv.Addr, v.Promoted) || t.reconf[name][a] || x.reconf[a] || !w.cmdConnUp(s, a) {
 			continue
 		}
@@ -352,7 +352,7 @@ func (c *checker) reconfDue(w *World, s *sentinel, name string, tilt bool) {
 // cmdConnUp reports whether s has an established command connection to a.
 func (w *World) cmdConnUp(s *sentinel, a string) bool {
 	for _, cn := range s.conns {
-		if cn.typ == core.ConnCmd && cn.established && !cn.closed && cn.target < len(w.inst) && addrKey(w.inst[cn.target].addr) == a {
+		if cn.typ == core.ConnCmd && cn.established && !cn.closed && cn.target < len(w.inst) && w.dialAddr(w.inst[cn.target].addr) == a {
 			return true
 		}
 	}

@@ -141,13 +141,20 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 		}
 		return
 	}
+	// The core ranks on the priority of its last INFO: after an operator's
+	// CONFIG SET within the INFO window, the old value may be the one it
+	// saw (seed 100012: 1 → 100 at 4164, selected at 4478 as priority 1).
+	tp := target.priority
+	if w.sch.now-target.priorityAt < infoWin && target.prevPriority != 0 && target.prevPriority < tp {
+		tp = target.prevPriority
+	}
 	for _, r := range w.inst {
-		if r.group != target.group || r == target || r.priority == 0 || r.priority >= target.priority || !w.calm(s, r, v.Addr) {
+		if r.group != target.group || r == target || r.priority == 0 || r.priority >= tp || !w.calm(s, r, v.Addr) {
 			continue
 		}
 		known := false
 		for _, rv := range v.Replicas {
-			if rv.Addr.IP == r.addr.IP && rv.Addr.Port == r.addr.Port {
+			if sameAddr(rv.Addr, r.addr) {
 				known = true
 			}
 		}

@@ -31,11 +31,17 @@ const (
 	FaultConfigSet     // an operator changes replica-priority / replica-announced at run time
 	FaultSentinelReset // a sentinel loses its config file and comes back with a new id
 	FaultAuthRotate    // an operator rotates the data nodes' password (SENTINEL SET auth-pass)
+	FaultSentinelAuthRotate
+	FaultSentinelWrongPass
+	FaultReplBurst
+	FaultNameMove
+	FaultNameUnresolvable
 	numFaultKinds
 )
 
 var faultNames = [...]string{"redis-crash", "redis-pause", "sentinel-crash", "partition", "one-way",
-	"conn-reset", "stall", "clock-jump", "disk-failure", "operator-replicaof", "operator-config-set", "sentinel-config-loss", "auth-rotation"}
+	"conn-reset", "stall", "clock-jump", "disk-failure", "operator-replicaof", "operator-config-set", "sentinel-config-loss", "auth-rotation",
+	"sentinel-auth-rotation", "sentinel-wrong-pass", "repl-burst", "name-moves", "name-unresolvable"}
 
 // String names a fault kind.
 func (k FaultKind) String() string {
@@ -74,7 +80,8 @@ func (f Fault) n64(i int, k int64) int64 {
 // weights lists the fault weights in FaultKind order.
 func (w FaultWeights) weights() [numFaultKinds]int {
 	return [numFaultKinds]int{w.InstanceCrash, w.InstancePause, w.SentinelCrash, w.Partition, w.AsymPartition,
-		w.ConnReset, w.ClockStall, w.ClockJump, w.PersistFailure, w.RogueReplicaof, w.ConfigSet, w.SentinelReset, w.AuthRotate}
+		w.ConnReset, w.ClockStall, w.ClockJump, w.PersistFailure, w.RogueReplicaof, w.ConfigSet, w.SentinelReset, w.AuthRotate,
+		w.SentinelAuthRotate, w.SentinelWrongPass, w.ReplBurst, w.NameMove, w.NameUnresolvable}
 }
 
 // plan draws the fault plan: per kind, faults with exponential gaps of
@@ -247,7 +254,7 @@ func (w *World) injectFault(f Fault) {
 			w.slaveOf(in, "NO", "ONE")
 		} else {
 			w.tracef("fault: operator runs REPLICAOF %s on %s", to.addr.IP, in.addr.IP)
-			w.slaveOf(in, to.addr.IP, "6379")
+			w.slaveOf(in, to.addr.Host, "6379")
 		}
 	case FaultConfigSet:
 		w.configSet(f)
@@ -255,6 +262,16 @@ func (w *World) injectFault(f Fault) {
 		w.loseConfig(f)
 	case FaultAuthRotate:
 		w.rotatePassword()
+	case FaultSentinelAuthRotate:
+		w.rotateSentinelPassword()
+	case FaultSentinelWrongPass:
+		w.wrongSentinelPass(f)
+	case FaultReplBurst:
+		w.replBurst(f)
+	case FaultNameMove:
+		w.moveName(f)
+	case FaultNameUnresolvable:
+		w.unresolvable(f)
 	}
 }
 
@@ -385,6 +402,9 @@ func (w *World) restartInstance(in *instance) {
 	in.linkUp, in.syncUntil, in.downSince = false, 0, 0
 	in.loadingUntil = now + w.opt.LoadingTime
 	in.lastDisturbed = now
+	if w.opt.PSync {
+		w.psyncRestarted(in)
+	}
 	w.tracef("redis %s restarts as %s (run id %s)", in.addr.IP, in.role, in.runID[:8])
 }
 
@@ -416,6 +436,7 @@ func (w *World) resumeInstance(in *instance) {
 // healAll ends every fault: the start of the healed phase.
 func (w *World) healAll() {
 	w.tracef("heal: all faults end")
+	w.restoreNames()
 	for _, in := range w.inst {
 		w.resumeInstance(in)
 		w.restartInstance(in)
@@ -441,6 +462,9 @@ func (w *World) healAll() {
 
 // nodeName names a node for the trace.
 func (w *World) nodeName(id int) string {
+	if id < 0 {
+		return "(unresolved name)" // a dial whose hostname did not resolve
+	}
 	if id < len(w.inst) {
 		return "redis:" + w.inst[id].addr.IP
 	}

@@ -38,6 +38,20 @@ type instance struct {
 	offset     int64
 	priority   int
 	announced  bool
+	// shownPriority is the slave_priority of the last INFO rendered while
+	// a replica (-1: never): what the sentinels can know, since a master's
+	// INFO has no slave_priority line. prevPriority and priorityAt are
+	// the value before the operator's last change and its time.
+	shownPriority int
+	prevPriority  int
+	priorityAt    int64
+	// PSYNC (psync.go): replication id, second id valid up to secondOff,
+	// and the kind and start offset of the sync in progress.
+	replID      string
+	replID2     string
+	secondOff   int64
+	syncPartial bool
+	syncFrom    int64
 	// passwords are the valid passwords of the default user (nil: no
 	// AUTH needed); two during a rotation (ACL SETUSER default >new).
 	passwords []string
@@ -60,7 +74,10 @@ func (in *instance) loading(now int64) bool { return now < in.loadingUntil }
 
 // isReplicaOf reports whether in is configured to replicate from a.
 func (in *instance) isReplicaOf(a core.Addr) bool {
-	return in.role == roleSlave && in.masterHost == a.IP && in.masterPort == a.Port
+	if in.role != roleSlave || in.masterPort != a.Port {
+		return false
+	}
+	return (a.IP != "" && in.masterHost == a.IP) || (isName(in.masterHost) && strings.EqualFold(in.masterHost, a.Host))
 }
 
 // execute runs one command received on c (not inside MULTI handling) and
@@ -211,6 +228,9 @@ func (w *World) slaveOf(in *instance, host, portS string) core.Value {
 			in.role, in.masterHost, in.masterPort = roleMaster, "", 0
 			in.linkUp, in.syncUntil = false, 0
 			in.lastDisturbed = now
+			if w.opt.PSync {
+				w.psyncPromoted(in)
+			}
 			w.tracef("redis %s is now master", in.addr.IP)
 		}
 		return core.Status("OK")
@@ -237,7 +257,7 @@ func (w *World) roleReply(in *instance) core.Value {
 	if in.role == roleMaster {
 		var reps []core.Value
 		for _, r := range w.replicasOf(in) {
-			reps = append(reps, core.Array(core.Bulk(r.addr.IP), core.Bulk(strconv.Itoa(r.addr.Port)), core.Bulk(strconv.FormatInt(r.offset, 10))))
+			reps = append(reps, core.Array(core.Bulk(r.addr.Host), core.Bulk(strconv.Itoa(r.addr.Port)), core.Bulk(strconv.FormatInt(r.offset, 10))))
 		}
 		return core.Array(core.Bulk("master"), core.Int(in.offset), core.Array(reps...))
 	}
@@ -310,6 +330,7 @@ func (w *World) renderInfo(in *instance) string {
 			}
 		}
 		line("slave_priority:%d", in.priority)
+		in.shownPriority = in.priority
 		line("slave_read_only:1")
 		if in.announced {
 			line("replica_announced:1")
@@ -324,7 +345,7 @@ func (w *World) renderInfo(in *instance) string {
 		if !r.linkUp {
 			state = "wait_bgsave"
 		}
-		line("slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=0", i, r.addr.IP, r.addr.Port, state, r.offset)
+		line("slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=0", i, r.addr.Host, r.addr.Port, state, r.offset)
 	}
 	line("master_failover_state:no-failover")
 	line("master_replid:%s", in.runID)

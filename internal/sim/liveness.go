@@ -339,7 +339,7 @@ func knowsReplica(v core.MasterView, r, m *instance) bool {
 	for _, rv := range v.Replicas {
 		if sameAddr(rv.Addr, r.addr) {
 			return !rv.Disconnected && !rv.SDown && rv.MasterLinkUp &&
-				rv.MasterHost == m.addr.IP && rv.MasterPort == m.addr.Port
+				m.hostMatches(rv.MasterHost) && rv.MasterPort == m.addr.Port
 		}
 	}
 	return false

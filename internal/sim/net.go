@@ -124,8 +124,17 @@ func (w *World) releaseHeld() {
 	}
 }
 
-// lookup finds the node listening at a.
+// lookup finds the node a designates: by hostname when it has one (a
+// name identifies a data node wherever it moved), else by IP.
 func (w *World) lookup(a core.Addr) int {
+	a = normName(a)
+	if isName(a.Host) {
+		for _, in := range w.inst {
+			if strings.EqualFold(in.addr.Host, a.Host) && in.addr.Port == a.Port {
+				return in.id
+			}
+		}
+	}
 	host := a.IP
 	if host == "" {
 		host = a.Host
@@ -154,7 +163,7 @@ func (w *World) nodeUp(id int) bool {
 
 // dial executes a Connect effect of s.
 func (w *World) dial(s *sentinel, e core.Connect) {
-	c := &conn{owner: s, ownerInc: s.inc, link: e.Link, cid: e.Conn, typ: e.Type, target: w.lookup(e.Addr)}
+	c := &conn{owner: s, ownerInc: s.inc, link: e.Link, cid: e.Conn, typ: e.Type, target: w.dialTarget(e.Addr)}
 	w.conns = append(w.conns, c)
 	s.conns[e.Conn] = c
 	fail := func(d int64, err error) {
@@ -218,7 +227,9 @@ func (w *World) resetConn(c *conn) {
 		return
 	}
 	w.dropConn(c)
-	w.netDisturbed[c.target] = w.sch.now
+	if c.target >= 0 { // a dial to a name that did not resolve has no server end
+		w.netDisturbed[c.target] = w.sch.now
+	}
 	w.netDisturbed[c.owner.node] = w.sch.now
 	s, inc := c.owner, c.ownerInc
 	w.sch.after(w.latency(), func() {

@@ -22,12 +22,21 @@ func (w *World) configSet(f Fault) {
 		prios := []int{0, 1, 10, 100}
 		p := prios[f.n(2, len(prios))]
 		w.tracef("fault: operator runs CONFIG SET replica-priority %d on %s (was %d)", p, in.addr.IP, in.priority)
-		in.priority = p
+		in.setPriority(p, w.sch.now)
 	} else {
 		in.announced = !in.announced
 		w.tracef("fault: operator runs CONFIG SET replica-announced %v on %s", in.announced, in.addr.IP)
 	}
 	in.lastDisturbed = w.sch.now
+}
+
+// neverChanged is the priorityAt of an instance whose priority the
+// operator never changed.
+const neverChanged = -1 << 40
+
+// setPriority is CONFIG SET replica-priority p at time now.
+func (in *instance) setPriority(p int, now int64) {
+	in.prevPriority, in.priority, in.priorityAt = in.priority, p, now
 }
 
 // restoreConfig sets every instance's priority and announced flag back
@@ -40,10 +49,46 @@ func (w *World) restoreConfig() {
 				p, a = w.opt.Priority[k-1], w.opt.Announced[k-1]
 			}
 			if in.priority != p || in.announced != a {
-				in.priority, in.announced = p, a
+				if in.priority != p {
+					in.setPriority(p, w.sch.now)
+				}
+				in.announced = a
 				in.lastDisturbed = w.sch.now
 			}
 		}
+		w.undoRogueMaster(g)
+	}
+	w.restoreSentinelPass()
+}
+
+// undoRogueMaster is the one topology change the operator undoes at the
+// heal (finding F8): when the master the sentinels agree on runs as a
+// replica and every other instance of its group that could replace it
+// is a master the sentinels last saw with slave_priority 0 (an operator's
+// REPLICAOF NO ONE on a priority-0 replica), no Sentinel can fail over —
+// a master's INFO has no slave_priority line, so restoring the priority
+// now is invisible and the 0 stays in every sentinel's table for good
+// (sentinel.c the same). The operator then runs REPLICAOF NO ONE on the
+// agreed master, and the sentinels must demote the rogue master
+// (+convert-to-slave) to converge.
+func (w *World) undoRogueMaster(g int) {
+	a := w.agreedMaster(g)
+	if a == nil || a.role != roleSlave {
+		return
+	}
+	stuck := false
+	for _, in := range w.group(g) {
+		switch {
+		case in == a:
+		case in.role == roleMaster && in.shownPriority == 0:
+			stuck = true
+		case in.role == roleMaster && in.shownPriority != 0, in.priority != 0:
+			return // a candidate the sentinels may promote
+		}
+	}
+	if stuck {
+		w.tracef("heal: operator runs REPLICAOF NO ONE on %s (the only candidates are masters last seen with priority 0)", a.addr.IP)
+		w.slaveOf(a, "NO", "ONE")
 	}
 }
 
@@ -70,6 +115,9 @@ func (w *World) loseConfig(f Fault) {
 		if p != s && p.disk.CurrentEpoch > st.CurrentEpoch {
 			st.CurrentEpoch = p.disk.CurrentEpoch
 		}
+	}
+	if w.opt.SentinelAuth {
+		st.SentinelPass = sentinelPassword(w.sentGen)
 	}
 	for i := range st.Masters {
 		// …and its leader-epoch lines: no vote in that epoch either.

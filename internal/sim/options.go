@@ -28,6 +28,12 @@ type FaultWeights struct {
 	ConfigSet      int // an operator changes replica-priority or replica-announced of an instance
 	SentinelReset  int // a sentinel loses its config file and comes back with a new id
 	AuthRotate     int // an operator rotates the data nodes' password (both valid meanwhile, SENTINEL SET auth-pass)
+	// Round three (drawn by drawFeatures3, their own streams):
+	SentinelAuthRotate int // an operator rotates the sentinels' password (requirepass + SENTINEL CONFIG SET sentinel-pass)
+	SentinelWrongPass  int // an operator gives one sentinel a wrong sentinel-pass for a while
+	ReplBurst          int // a write burst on a master: replicas lag, overflow the backlog, resync in full
+	NameMove           int // a data node's hostname moves to a new IP (the process restarts there)
+	NameUnresolvable   int // a data node's hostname stops resolving for a while
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -102,6 +108,21 @@ type Options struct {
 	Auth bool
 	// ManualSentinel picks the sentinel that gets SENTINEL FAILOVER.
 	ManualSentinel int
+	// SentinelAuth makes every sentinel require a password (requirepass)
+	// and use it towards its peers (sentinel-pass), rotated by
+	// SentinelAuthRotate faults.
+	SentinelAuth bool
+	// PSync models replication as redis does it: replication ids,
+	// a backlog of BacklogSize bytes, partial resync when the replica's
+	// history and offset are in the backlog, full resync (offset jumps to
+	// the master's) otherwise; a restarted master starts a new history at
+	// offset 0.
+	PSync       bool
+	BacklogSize int64
+	// Hostnames monitors and announces the data nodes by hostname
+	// (resolve-hostnames yes; replica-announce-ip <name>); the simulated
+	// DNS maps each name to its current IP.
+	Hostnames bool
 
 	// Plan is the fault plan drawn from the seed (faults.go): the
 	// scenario, independent of what the core does.
@@ -195,6 +216,7 @@ func NewOptions(seed uint64) Options {
 	}
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
 	o.drawFeatures()
+	o.drawFeatures3()
 	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
@@ -271,6 +293,17 @@ func (o Options) String() string {
 		f("auth", "requirepass on the data nodes, rotated by auth-rotation faults")
 	}
 	f("scripts", fmt.Sprintf("%d (max-runtime %d, retry-delay %d)", o.Scripts, t.ScriptMaxRuntime, t.ScriptRetryDelay))
+	// Round three: printed only when on, so older seeds keep their text
+	// and fingerprint when none is drawn.
+	if o.SentinelAuth {
+		f("sentinel-auth", "requirepass + sentinel-pass on every sentinel")
+	}
+	if o.PSync {
+		f("psync", fmt.Sprintf("replication ids, backlog %d bytes", o.BacklogSize))
+	}
+	if o.Hostnames {
+		f("hostnames", "data nodes by name (resolve-hostnames yes)")
+	}
 	return b.String()
 }
 
@@ -339,5 +372,30 @@ func (o *Options) drawFeatures() {
 	if f.IntN(4) == 0 {
 		o.Auth = true
 		o.Faults.AuthRotate = 1 + f.IntN(2)
+	}
+}
+
+// drawFeatures3 draws the options of round three (sentinel AUTH, PSYNC,
+// hostnames) from a third stream: the fields drawn before keep their
+// values for every seed, and each feature's fault kinds have their own
+// plan streams.
+func (o *Options) drawFeatures3() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0003))
+	if f.IntN(4) == 0 {
+		o.SentinelAuth = true
+		o.Faults.SentinelAuthRotate = 1 + f.IntN(2)
+		if f.IntN(2) == 0 {
+			o.Faults.SentinelWrongPass = 1 + f.IntN(2)
+		}
+	}
+	if f.IntN(3) == 0 {
+		o.PSync = true
+		o.BacklogSize = o.ReplRate * (500 + 500*int64(f.IntN(8)))
+		o.Faults.ReplBurst = 1 + f.IntN(3)
+	}
+	if f.IntN(4) == 0 && !o.Misconfigured {
+		o.Hostnames = true
+		o.Faults.NameMove = f.IntN(3)
+		o.Faults.NameUnresolvable = f.IntN(3)
 	}
 }

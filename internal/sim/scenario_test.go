@@ -13,10 +13,10 @@ import (
 // replay an old report.
 func TestSeedNamesScenario(t *testing.T) {
 	for seed, want := range map[uint64]string{
-		1:    "63ca85aea17415e8",
+		1:    "5a97f4df5f59dfd6", // round three: 63ca85aea17415e8 before sentinel AUTH was drawn for it
 		2:    "3a4da3f356136b2e",
-		3:    "cd5c0e534d5707f0",
-		42:   "6f63ac9f031e0b95",
+		3:    "9d96f217e777344b", // round three: cd5c0e534d5707f0 before PSYNC and hostnames
+		42:   "d11096a16fafbd10", // round three: 6f63ac9f031e0b95 before
 		1000: "f815e154bc78f865",
 	} {
 		if got := NewOptions(seed).Fingerprint(); got != want {
@@ -71,5 +71,27 @@ func TestScenarioRoundTrip(t *testing.T) {
 	}
 	if _, err := LoadScenario(tampered); err == nil {
 		t.Fatal("a scenario whose fingerprint does not match was accepted")
+	}
+}
+
+// TestNewKindsKeepPlan: the round-three fault kinds draw from their own
+// streams, so a seed's faults of the older kinds are the same with or
+// without them (what "keep the fault plan stable" means).
+func TestNewKindsKeepPlan(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		o := NewOptions(seed)
+		old := o
+		old.Faults.SentinelAuthRotate, old.Faults.SentinelWrongPass, old.Faults.ReplBurst = 0, 0, 0
+		old.Faults.NameMove, old.Faults.NameUnresolvable = 0, 0
+		want := old.plan()
+		var got []Fault
+		for _, f := range o.Plan {
+			if f.Kind < FaultSentinelAuthRotate {
+				got = append(got, f)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: the older kinds' faults moved when the new kinds were added", seed)
+		}
 	}
 }

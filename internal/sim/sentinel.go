@@ -62,6 +62,9 @@ func (s *sentinel) local(now int64) int64 { return now + s.clockOff }
 // newCore builds a core from the sentinel's config file.
 func (w *World) newCore(s *sentinel) error {
 	cfg := core.Config{State: cloneState(s.disk), Port: s.addr.Port, Timing: w.opt.Timing}
+	if w.opt.Hostnames {
+		cfg.ResolveIP = w.resolve // as the runtime does with resolve-hostnames yes
+	}
 	rng := rand.New(rand.NewPCG(w.opt.Seed, uint64(s.id)<<32|uint64(s.inc)))
 	c, err := core.New(cfg, rng)
 	if err != nil {
@@ -267,6 +270,13 @@ func (w *World) serveSentinel(s *sentinel, c *conn, tag core.Tag, args []string)
 	cmd := ""
 	if len(args) > 0 {
 		cmd = strings.ToUpper(args[0])
+	}
+	if w.opt.SentinelAuth {
+		if v, ok := w.sentAuthReply(c, args, cmd); !ok {
+			sl.done, sl.val = true, v
+			w.flushSlots(c)
+			return
+		}
 	}
 	switch cmd {
 	case "PING":

@@ -236,7 +236,15 @@ func (t *truth) lastValid(a string) (int64, bool) {
 
 // dialAddr renders the address a Connect dials, resolving a hostname the
 // way the simulated DNS does.
+//
+// A data node's hostname is its identity: whatever IP the core holds for
+// it (possibly stale after the name moved), the record is kept under the
+// name, so that what was sent to and received from a node is found again
+// from the event that names it.
 func (w *World) dialAddr(a core.Addr) string {
+	if a = normName(a); isName(a.Host) {
+		return strings.ToLower(a.Host) + ":" + strconv.Itoa(a.Port)
+	}
 	if a.IP == "" && a.Host != "" {
 		if ip, ok := w.resolve(a.Host); ok {
 			return ip + ":" + strconv.Itoa(a.Port)

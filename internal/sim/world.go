@@ -46,7 +46,17 @@ type World struct {
 	renamedFrom map[string]string // rename-command: new name → original (upper case)
 	passGen     int               // current password generation (Auth)
 	rotating    bool              // a password rotation is in progress
-	dns         map[string]string // simulated DNS: hostname → IP
+
+	// Sentinel AUTH (sentauth.go).
+	sentGen      int            // current sentinel password generation
+	sentAccepted []string       // passwords every sentinel's server accepts
+	sentWant     map[int]string // sentinel-pass each sentinel should have
+	sentRotating bool
+	sentPushing  bool
+
+	replGen int               // replication ids handed out (psync.go)
+	ipMoves int               // names moved to a new IP (hostnames.go)
+	dns     map[string]string // simulated DNS: hostname → IP
 }
 
 // Result is the outcome of one seed.
@@ -124,6 +134,7 @@ func newWorld(o Options, trace bool) *World {
 		w.trace = &strings.Builder{}
 	}
 	w.chk.init(o)
+	w.dns = map[string]string{}
 	if o.RenameCommands {
 		w.renamedFrom = map[string]string{}
 		for _, c := range renamedCommands {
@@ -149,14 +160,19 @@ func newWorld(o Options, trace bool) *World {
 				priority:  100,
 				announced: true,
 			}
+			if o.Hostnames {
+				in.addr.Host = nodeHostname(g, k)
+				w.dns[in.addr.Host] = ip
+			}
 			if k == 0 {
 				master = in.addr
 				w.chk.epochAddr[mepoch{name, 0}] = master
 			} else {
-				in.role, in.masterHost, in.masterPort = roleSlave, master.IP, master.Port
+				in.role, in.masterHost, in.masterPort = roleSlave, master.Host, master.Port
 				in.priority, in.announced = o.Priority[k-1], o.Announced[k-1]
 			}
 			in.confRole, in.confMasterHost, in.confMasterPort = in.role, in.masterHost, in.masterPort
+			in.shownPriority, in.prevPriority, in.priorityAt = -1, in.priority, neverChanged
 			if o.Auth {
 				in.passwords = []string{password(0)}
 			}
@@ -178,6 +194,12 @@ func newWorld(o Options, trace bool) *World {
 	}
 	for j, s := range w.sent {
 		st := core.State{MyID: ids[j], DenyScriptsReconfig: true}
+		if o.Hostnames {
+			st.ResolveHostnames, st.AnnounceHostnames = true, true
+		}
+		if o.SentinelAuth {
+			st.SentinelPass = sentinelPassword(0)
+		}
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
 				DownAfter: o.DownAfter, FailoverTimeout: o.FailoverTimeout, ParallelSyncs: o.ParallelSyncs}
@@ -206,6 +228,16 @@ func newWorld(o Options, trace bool) *World {
 		}
 		s.disk = st
 		s.template = cloneState(st)
+	}
+	if o.PSync {
+		w.initPSync()
+	}
+	if o.SentinelAuth {
+		w.sentAccepted = []string{sentinelPassword(0)}
+		w.sentWant = map[int]string{}
+		for _, s := range w.sent {
+			w.sentWant[s.id] = sentinelPassword(0)
+		}
 	}
 	n := m + o.Sentinels
 	w.blocked = make([][]bool, n)
@@ -337,15 +369,22 @@ func (w *World) replTick() {
 			w.tracef("redis %s: link to %s:%d down", in.addr.IP, in.masterHost, in.masterPort)
 		case in.linkUp:
 			// Replicas trail their master by up to one tick of writes.
-			if off := src.offset - w.rng.Int64N(w.opt.ReplRate*replTickPeriod+1); off > in.offset {
+			if off := src.offset - w.rng.Int64N(w.opt.ReplRate*replTickPeriod+1); w.opt.PSync {
+				w.followOffset(in, off)
+			} else if off > in.offset {
 				in.offset = off
 			}
 		case !ok:
 			in.syncUntil = 0
 		case in.syncUntil == 0 && w.noDial[in.id][src.id] > 0:
 			// the replica cannot connect to its master: no sync starts
+		case in.syncUntil == 0 && w.opt.PSync:
+			w.startSync(in, src)
 		case in.syncUntil == 0:
 			in.syncUntil = now + 100 + w.rng.Int64N(400)
+		case now >= in.syncUntil && !src.paused && !src.loading(now) && w.opt.PSync:
+			in.linkUp, in.syncUntil = true, 0
+			w.finishSync(in, src)
 		case now >= in.syncUntil && !src.paused && !src.loading(now):
 			in.linkUp, in.syncUntil = true, 0
 			in.offset = src.offset
@@ -358,7 +397,13 @@ func (w *World) replTick() {
 // upstream returns the running instance in replicates from, if any.
 func (w *World) upstream(in *instance) *instance {
 	for _, src := range w.inst {
-		if src != in && src.up && src.addr.IP == in.masterHost && src.addr.Port == in.masterPort {
+		if src != in && src.up && src.hostMatches(in.masterHost) && src.addr.Port == in.masterPort {
+			if isName(in.masterHost) && !in.linkUp {
+				// a new sync resolves the name first
+				if ip, ok := w.resolve(in.masterHost); !ok || ip != src.addr.IP {
+					return nil
+				}
+			}
 			return src
 		}
 	}

@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRoundThreeFeatures runs seeds with each round-three feature forced
+// on (their fault kinds at a fixed weight; the rest of each seed as drawn):
+// no violation, and the trace must show the feature at work — names moving
+// and failing to resolve, NOAUTH/WRONGPASS between sentinels and both
+// rotations completing, partial and full resyncs — or the feature is not
+// tested at all.
+func TestRoundThreeFeatures(t *testing.T) {
+	n := 12
+	if testing.Short() || raceEnabled {
+		n = 4
+	}
+	for _, tc := range []struct {
+		name  string
+		set   func(o *Options)
+		story []string
+	}{
+		{"hostnames", func(o *Options) {
+			o.Hostnames, o.Misconfigured = true, false
+			o.Faults.NameMove, o.Faults.NameUnresolvable = 3, 3
+		}, []string{"moves from", "stops resolving", "resolves again"}},
+		{"sentinel-auth", func(o *Options) {
+			o.SentinelAuth = true
+			o.Faults.SentinelAuthRotate, o.Faults.SentinelWrongPass = 2, 3
+		}, []string{"-NOAUTH Authentication required.", "-WRONGPASS", "old sentinel passwords removed", "gets the right sentinel-pass again"}},
+		{"psync", func(o *Options) {
+			o.PSync, o.BacklogSize = true, o.ReplRate*1000
+			o.Faults.ReplBurst = 3
+		}, []string{"partial resync", "full resync", "output buffers overflow: true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var all strings.Builder
+			for seed := uint64(1); seed <= uint64(n); seed++ {
+				o := NewOptions(seed)
+				tc.set(&o)
+				o.Plan = o.plan()
+				r := RunOptions(o, Config{Trace: true})
+				for _, v := range r.Violations {
+					t.Errorf("%s", v)
+				}
+				all.WriteString(r.Trace)
+			}
+			for _, s := range tc.story {
+				if !strings.Contains(all.String(), s) {
+					t.Errorf("no trace of %q in %d seeds", s, n)
+				}
+			}
+		})
+	}
+}
