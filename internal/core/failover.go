@@ -31,6 +31,9 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 		}
 		return false
 	}
+	if !s.mayStartFailover(m) { // durable.go
+		return false
+	}
 	s.startFailover(m)
 	return true
 }
@@ -82,7 +85,12 @@ func (s *Sentinel) electionTimeout(m *instance) Millis {
 
 func (s *Sentinel) failoverWaitStart(m *instance) {
 	ms := m.m
-	leader := s.getLeader(m, ms.failoverEpoch)
+	leader := ""
+	if s.durable() || m.flags&fForceFailover != 0 {
+		// Non-durable (durable.go): no vote for ourselves, so no
+		// election; the attempt is aborted below as not elected.
+		leader = s.getLeader(m, ms.failoverEpoch)
+	}
 	isLeader := leader != "" && strings.EqualFold(leader, s.myid)
 	if !isLeader && m.flags&fForceFailover == 0 {
 		if s.now-ms.failoverStartTime > s.electionTimeout(m) {

@@ -12,6 +12,12 @@ type persistState struct {
 	doneSeq  uint64 // Seq of the last successful Persist
 	retryAt  Millis // no new Persist before this time (after a failure)
 	held     []heldEffect
+	// failedAt is the time of the first failed Persist since the last
+	// successful one; 0 while the sentinel is durable (durable.go).
+	failedAt Millis
+	// refusedEpoch is the last vote request epoch refused while
+	// non-durable (logged once per epoch).
+	refusedEpoch uint64
 }
 
 // heldEffect is an effect waiting for a Persist to succeed.
@@ -68,11 +74,15 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 	}
 	p.inflight = 0
 	if e.Err != nil {
-		s.logf(LevelWarning, "WARNING: Sentinel was not able to save the new configuration on disk!!!: %v", e.Err)
+		// The runtime logs every failure as sentinelFlushConfig does
+		// ("WARNING: Sentinel was not able to save the new configuration
+		// on disk!!!"); the core logs the change of durability.
 		p.dirty = true
 		p.retryAt = s.now + persistRetryDelay
+		s.becomeNonDurable(e.Err)
 	} else {
 		p.doneSeq = e.Seq
+		s.becomeDurable()
 	}
 	keep := p.held[:0:0]
 	for _, h := range p.held {

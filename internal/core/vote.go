@@ -186,6 +186,12 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 		s.respond(id, ErrorValue("ERR "+why+" (docs/security.md)"))
 		return
 	}
+	if !s.durable() {
+		// durable.go: a vote we could not keep across a restart is no vote.
+		s.refuseVoteNonDurable(args[5], uint64(reqEpoch))
+		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
+		return
+	}
 	leader, leaderEpoch := "", uint64(0)
 	if m != nil {
 		leader, leaderEpoch = s.voteLeader(m, uint64(reqEpoch), args[5])

@@ -30,6 +30,8 @@ type world struct {
 	latency Millis
 	// showAll prints debug/verbose events too.
 	showAll bool
+	// logs prints Log effects too ("show log").
+	logs bool
 }
 
 type tsent struct {
@@ -42,6 +44,7 @@ type tsent struct {
 	crashed  bool
 	stallTo  Millis
 	failNext bool // fail the next Persist
+	failAll  bool // fail every Persist (a read-only config directory)
 	seed     uint64
 	conns    map[ConnID]*fconn
 	// written holds Persist snapshots until their PersistDone; durable is
@@ -254,15 +257,19 @@ func (w *world) exec(s *tsent, e Effect) {
 		}
 		w.logf("%s %s %s", s.name, e.Type, e.Msg)
 	case Log:
+		if w.logs {
+			w.logf("%s log %s", s.name, e.Msg)
+		}
 	case Persist:
-		s.disk = e.State
-		s.hasDisk = true
-		s.written[e.Seq] = e.State
 		var err error
-		if s.failNext {
+		if s.failNext || s.failAll {
 			s.failNext = false
 			err = errors.New("disk full")
 			w.logf("%s persist #%d FAILED", s.name, e.Seq)
+		} else {
+			s.disk = e.State
+			s.hasDisk = true
+			s.written[e.Seq] = e.State
 		}
 		// The disk is local: no network latency.
 		lat := w.latency
