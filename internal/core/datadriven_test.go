@@ -270,6 +270,8 @@ func (w *world) do(t *testing.T, d directive) {
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
 	case "latency":
 		w.latency = Millis(d.int(t, "ms", 0))
+	case "disk":
+		w.diskLatency = Millis(d.int(t, "ms", 0))
 	case "hide":
 		for _, typ := range d.args {
 			if typ == "log" {

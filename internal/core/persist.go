@@ -18,6 +18,9 @@ type persistState struct {
 	// refusedEpoch is the last vote request epoch refused while
 	// non-durable (logged once per epoch).
 	refusedEpoch uint64
+	// holdMaster is the master whose events are held for the rest of
+	// the current step (event.go); reset at every step.
+	holdMaster *instance
 }
 
 // heldEffect is an effect waiting for a Persist to succeed.
@@ -26,6 +29,9 @@ type heldEffect struct {
 	eff  Effect
 	// fail replaces eff when the Persist fails; nil drops it.
 	fail Effect
+	// event is the instance of a held Emit (event.go), for the
+	// notification script queued when it is published; nil otherwise.
+	event *instance
 }
 
 // markDirty records a change of persisted state (sentinelFlushConfig).
@@ -90,10 +96,15 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 			keep = append(keep, h)
 			continue
 		}
-		if e.Err == nil {
-			s.release(h.eff)
-		} else if h.fail != nil {
-			s.release(h.fail)
+		out := h.eff
+		if e.Err != nil {
+			out = h.fail
+		}
+		if out != nil {
+			s.release(out)
+			if ev, ok := out.(Emit); ok && h.event != nil {
+				s.notifyScript(ev.Level, ev.Type, h.event, ev.Msg)
+			}
 		} else if snd, ok := h.eff.(Send); ok {
 			s.forgetSend(snd)
 		}

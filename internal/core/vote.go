@@ -13,13 +13,13 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 	if reqEpoch > s.currentEpoch {
 		s.currentEpoch = reqEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+		s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	}
 	if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {
 		ms.leader = reqRunID
 		ms.leaderEpoch = s.currentEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
+		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
 		if !strings.EqualFold(ms.leader, s.myid) {
 			ms.failoverStartTime = s.now + s.desync()
 		}

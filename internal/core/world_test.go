@@ -32,6 +32,8 @@ type world struct {
 	showAll bool
 	// logs prints Log effects too ("show log").
 	logs bool
+	// diskLatency is the time a Persist takes ("disk ms=N"; default 0).
+	diskLatency Millis
 }
 
 type tsent struct {
@@ -255,6 +257,11 @@ func (w *world) exec(s *tsent, e Effect) {
 		if w.filter[e.Type] || (!w.showAll && (e.Level == LevelDebug || e.Level == LevelVerbose)) {
 			return
 		}
+		if e.At != w.now {
+			// Held until its Persist (event.go): show when it happened.
+			w.logf("%s %s %s (at %d.%03d)", s.name, e.Type, e.Msg, e.At/1000, e.At%1000)
+			return
+		}
 		w.logf("%s %s %s", s.name, e.Type, e.Msg)
 	case Log:
 		if w.logs {
@@ -271,9 +278,9 @@ func (w *world) exec(s *tsent, e Effect) {
 			s.hasDisk = true
 			s.written[e.Seq] = e.State
 		}
-		// The disk is local: no network latency.
+		// The disk is local: no network latency, only its own.
 		lat := w.latency
-		w.latency = 0
+		w.latency = w.diskLatency
 		w.enqueue(s, PersistDone{Seq: e.Seq, Err: err})
 		w.latency = lat
 	case Respond:
