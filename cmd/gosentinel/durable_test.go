@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/gosentinel/gosentinel/internal/testutil"
 )
 
@@ -76,15 +78,34 @@ func TestReadOnlyConfigDirNoVote(t *testing.T) {
 			s := startInMountNS(t, b, cfgDir, master)
 			c := sentinelClient(t, s.Addr())
 			ctx := context.Background()
+			sub := c.Subscribe(ctx, "+new-epoch", "+vote-for-leader")
+			defer sub.Close()
+			for range 2 {
+				if _, err := sub.Receive(ctx); err != nil {
+					t.Fatalf("subscribe: %v", err)
+				}
+			}
 			setReadOnly(t, s, cfgDir, true)
 
+			// Still durable as far as it knows: it votes, the save fails,
+			// and neither the vote nor its events may leave (issue 15
+			// item 6; redis-sentinel publishes both and replies the vote).
+			first, ferr := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "1", peer).Slice()
+			published := eventsUntilPong(t, sub)
 			_, setErr := c.Do(ctx, "SENTINEL", "SET", "mym", "down-after-milliseconds", "2000").Result()
-			vote, verr := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "1", peer).Slice()
+			vote, verr := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "2", peer).Slice()
 			info, _ := c.Info(ctx, "sentinel").Result()
 			saved := savedEpoch(t, s.Conf)
-			t.Logf("read-only: SENTINEL SET: %v; vote request epoch 1: %v %v; saved current-epoch %s", setErr, vote, verr, saved)
+			t.Logf("read-only: first vote request epoch 1: %v %v, events published %q; SENTINEL SET: %v; vote request epoch 2: %v %v; saved current-epoch %s",
+				first, ferr, published, setErr, vote, verr, saved)
 			if filepath.Base(b) == "redis-sentinel" {
 				return // the finding: it answers with its vote although it could not save it
+			}
+			if ferr != nil || len(first) != 3 || first[1] != "*" {
+				t.Errorf("vote request whose save fails = %v, %v; want no vote", first, ferr)
+			}
+			if len(published) != 0 {
+				t.Errorf("events published for a vote that was not saved: %q", published)
 			}
 			if setErr == nil {
 				t.Errorf("SENTINEL SET on a read-only config dir succeeded")
@@ -116,14 +137,22 @@ func TestReadOnlyConfigDirNoVote(t *testing.T) {
 			if !strings.Contains(readFile(t, s.Conf), "down-after-milliseconds mym 2000") {
 				t.Errorf("the SET made while read-only was not saved by the retry")
 			}
-			// The refused request left no vote behind, even in memory: another
-			// candidate gets this sentinel's vote in epoch 1.
-			vote, verr = c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "1", peer2).Slice()
-			if verr != nil || len(vote) != 3 || vote[1] != peer2 || vote[2] != int64(1) {
-				t.Fatalf("vote request once durable = %v, %v; want the vote for %s in epoch 1", vote, verr, peer2)
+			// The request refused while non-durable left no vote behind,
+			// even in memory: another candidate gets this sentinel's vote in
+			// epoch 2. Its events leave only once it is saved.
+			vote, verr = c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "2", peer2).Slice()
+			if verr != nil || len(vote) != 3 || vote[1] != peer2 || vote[2] != int64(2) {
+				t.Fatalf("vote request once durable = %v, %v; want the vote for %s in epoch 2", vote, verr, peer2)
 			}
-			if e := savedEpoch(t, s.Conf); e != "1" {
-				t.Errorf("saved current-epoch %s after the vote, want 1", e)
+			msg, err := sub.ReceiveMessage(ctx)
+			if err != nil || msg.Channel != "+new-epoch" || msg.Payload != "2" {
+				t.Fatalf("first event after the vote: %v, %v", msg, err)
+			}
+			if e := savedEpoch(t, s.Conf); e != "2" {
+				t.Errorf("saved current-epoch %s when +new-epoch 2 arrived, want 2", e)
+			}
+			if msg, err = sub.ReceiveMessage(ctx); err != nil || msg.Channel != "+vote-for-leader" || msg.Payload != peer2+" 2" {
+				t.Fatalf("second event after the vote: %v, %v", msg, err)
 			}
 			log := s.Log()
 			for _, want := range []string{"not able to save", "Sentinel is not durable", "Refused to vote", "durable again"} {
@@ -132,6 +161,29 @@ func TestReadOnlyConfigDirNoVote(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// eventsUntilPong returns the messages the subscription received before
+// the answer to a PING sent now: everything published before the PING.
+func eventsUntilPong(t *testing.T, sub *redis.PubSub) []string {
+	t.Helper()
+	ctx := context.Background()
+	if err := sub.Ping(ctx); err != nil {
+		t.Fatalf("PING on the subscription: %v", err)
+	}
+	var got []string
+	for {
+		m, err := sub.Receive(ctx)
+		if err != nil {
+			t.Fatalf("subscription: %v", err)
+		}
+		switch m := m.(type) {
+		case *redis.Pong:
+			return got
+		case *redis.Message:
+			got = append(got, m.Channel+" "+m.Payload)
+		}
 	}
 }
 
