@@ -162,6 +162,7 @@ func TestMetricsFailover(t *testing.T) {
 		{"gosentinel_master_config_epoch" + m, 0},
 		{"gosentinel_current_epoch", 0},
 		{"gosentinel_tilt", 0},
+		{"gosentinel_config_durable", 1},
 		{`gosentinel_master_failover_state{master="mym",state="none"}`, 1},
 		{`gosentinel_master_address_info{ip="127.0.0.1",master="mym",port="` + strconv.Itoa(top.Master.Port) + `"}`, 1},
 		{`gosentinel_events_total{type="+monitor"}`, 1},

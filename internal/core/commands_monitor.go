@@ -10,6 +10,9 @@ import (
 var (
 	okValue       = Status("OK")
 	errSaveConfig = ErrorValue("ERR Failed to save config file. Check server logs.")
+	// errNotDurable refuses SENTINEL FAILOVER while a config save fails
+	// (durable.go).
+	errNotDurable = ErrorValue("ERR Failed to save config file: no failover until it can be saved (docs/core.md). Check server logs.")
 )
 
 // cmdMonitor is SENTINEL MONITOR <name> <ip> <port> <quorum>, with the
@@ -140,6 +143,10 @@ func (s *Sentinel) cmdSimulateFailure(id uint64, args []string) {
 func (s *Sentinel) manualFailoverPossible(id uint64, m *instance) bool {
 	if m.flags&fFailoverInProgress != 0 {
 		s.respond(id, ErrorValue("INPROG Failover already in progress"))
+		return false
+	}
+	if !s.durable() { // durable.go
+		s.respond(id, errNotDurable)
 		return false
 	}
 	if s.selectSlave(m) == nil {

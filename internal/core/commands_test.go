@@ -193,6 +193,7 @@ func TestInfoSection(t *testing.T) {
 	s := newTestCore(t)
 	want := "sentinel_masters:1\r\nsentinel_tilt:0\r\nsentinel_tilt_since_seconds:-1\r\nsentinel_total_tilt:0\r\n" +
 		"sentinel_running_scripts:0\r\nsentinel_scripts_queue_length:0\r\nsentinel_simulate_failure_flags:0\r\n" +
+		"sentinel_config_save_status:ok\r\n" +
 		"master0:name=mym,status=ok,address=127.0.0.1:6379,slaves=1,sentinels=3\r\n"
 	if got := s.InfoSection(0); got != want {
 		t.Fatalf("got %q", got)

@@ -244,7 +244,17 @@ func (w *world) do(t *testing.T, d directive) {
 		s := w.sentinelByName(d.args[0])
 		s.stallTo = w.now + Millis(d.int(t, "ms", 3000))
 	case "failpersist":
-		w.sentinelByName(d.args[0]).failNext = true
+		// failpersist <sentinel> fails its next Persist; mode=all fails
+		// every one (a read-only config directory) until mode=off.
+		s := w.sentinelByName(d.args[0])
+		switch d.kv["mode"] {
+		case "all":
+			s.failAll = true
+		case "off":
+			s.failAll = false
+		default:
+			s.failNext = true
+		}
 	case "replicaof":
 		// replicaof <redis> <master-redis|none>: an admin reconfigures a
 		// Redis behind the sentinels' back.
@@ -302,12 +312,20 @@ func (w *world) do(t *testing.T, d directive) {
 		}
 	case "latency":
 		w.latency = Millis(d.int(t, "ms", 0))
+	case "disk":
+		w.diskLatency = Millis(d.int(t, "ms", 0))
 	case "hide":
 		for _, typ := range d.args {
+			if typ == "log" {
+				w.logs = false
+			}
 			w.filter[typ] = true
 		}
 	case "show":
 		for _, typ := range d.args {
+			if typ == "log" {
+				w.logs = true // Log effects are hidden until "show log"
+			}
 			delete(w.filter, typ)
 		}
 	case "cmd":

@@ -49,7 +49,9 @@
 //     SENTINEL IS-MASTER-DOWN-BY-ADDR that asks for a vote, a hello PUBLISH
 //     carrying an epoch, an IS-MASTER-DOWN-BY-ADDR request carrying our
 //     epoch, the SLAVEOF transactions of a failover or reconfiguration, the
-//     +OK of a SENTINEL command that flushes the config) is held back inside
+//     +OK of a SENTINEL command that flushes the config, the +new-epoch and
+//     +vote-for-leader [Emit] of our vote or failover start, with the events
+//     of the same master that follow them in their step) is held back inside
 //     the core while any change is not yet reported persisted, until a
 //     [PersistDone] without error arrives for a Persist whose snapshot
 //     includes the change. Held-back effects are then released in their
@@ -59,12 +61,23 @@
 //   - When a Persist fails ([PersistDone] with Err != nil), effects held for
 //     it are not released as they were: a held vote reply is answered as if
 //     no vote had been given (leader "*", epoch 0, the down flag unchanged),
+//     held +new-epoch and +vote-for-leader become [Log] lines (other held
+//     events are published),
 //     held IS-MASTER-DOWN-BY-ADDR requests and hello messages are dropped
 //     (they are resent by the periodic timers once a later Persist
 //     succeeds), and a held +OK becomes the error Sentinel replies when it
 //     cannot save its config. The in-memory state is not rolled back (real
 //     Sentinel does not roll back either); the next change, or the next
 //     periodic retry, emits a fresh Persist.
+//
+// Events of later steps are not held behind held events: [Emit.At] tells
+// when each event happened, so a consumer that orders events (the
+// simulator's checks) uses it. A failover whose +new-epoch or
+// +vote-for-leader is held does not advance until they are released, and
+// an election is then resumed in the PersistDone step itself.
+//
+// After a failed Persist the sentinel is non-durable until one succeeds: it
+// grants no vote and starts no failover (durable.go; docs/core.md).
 //
 // The runtime can therefore execute effects in order, writing the config
 // file for a Persist and reporting PersistDone when the write (and fsync) is

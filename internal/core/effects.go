@@ -73,10 +73,18 @@ type Send struct {
 // and publish Msg on the channel named Type to the sentinel's subscribers
 // unless Level is LevelDebug. Notification scripts are already handled by
 // the core ([RunScript]).
+//
+// At is the time (the now of the Step) at which the event happened. It
+// differs from the Step that returns the Emit only for +new-epoch and
+// +vote-for-leader that revealed a change not yet on disk, and the events
+// of the same master that followed them in their step: those are held
+// until the [PersistDone] that covers the change ("Persist before reveal"
+// in the package doc), so events of steps in between may come first.
 type Emit struct {
 	Type  string
 	Msg   string
 	Level Level
+	At    Millis
 }
 
 // Log is a log line that is not an event (e.g. "<runid> voted for <leader>

@@ -31,6 +31,9 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 		}
 		return false
 	}
+	if !s.mayStartFailover(m) { // durable.go
+		return false
+	}
 	s.startFailover(m)
 	return true
 }
@@ -47,14 +50,20 @@ func (s *Sentinel) startFailover(m *instance) {
 	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
 	s.markDirty()
-	s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
-	s.event(LevelWarning, "+try-failover", m, s.at(m))
+	s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+	s.event(LevelWarning, "+try-failover", m, s.at(m)) // held behind +new-epoch (event.go)
 	ms.failoverStartTime = s.now + s.desync()
 }
 
 // failoverStateMachine is sentinelFailoverStateMachine.
 func (s *Sentinel) failoverStateMachine(m *instance) {
 	if m.flags&fFailoverInProgress == 0 {
+		return
+	}
+	if m.m.failoverState != FailoverWaitStart && s.eventsHeld(m) {
+		// A +new-epoch / +vote-for-leader of this master waits for its
+		// Persist (event.go): the failover's next events must not
+		// overtake it.
 		return
 	}
 	switch m.m.failoverState {
@@ -82,7 +91,18 @@ func (s *Sentinel) electionTimeout(m *instance) Millis {
 
 func (s *Sentinel) failoverWaitStart(m *instance) {
 	ms := m.m
-	leader := s.getLeader(m, ms.failoverEpoch)
+	leader := ""
+	if s.durable() || m.flags&fForceFailover != 0 {
+		// Non-durable (durable.go): no vote for ourselves, so no
+		// election; the attempt is aborted below as not elected.
+		leader = s.getLeader(m, ms.failoverEpoch)
+	}
+	if s.eventsHeld(m) {
+		// Our epoch or vote is not on disk yet (its events are held,
+		// event.go): act on the election once it is, as sentinel.c does
+		// after flushing the vote in sentinelVoteLeader.
+		return
+	}
 	isLeader := leader != "" && strings.EqualFold(leader, s.myid)
 	if !isLeader && m.flags&fForceFailover == 0 {
 		if s.now-ms.failoverStartTime > s.electionTimeout(m) {

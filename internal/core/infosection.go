@@ -24,6 +24,14 @@ func (s *Sentinel) infoSection(now Millis) string {
 	fmt.Fprintf(&b, "sentinel_running_scripts:%d\r\n", s.scripts.running)
 	fmt.Fprintf(&b, "sentinel_scripts_queue_length:%d\r\n", len(s.scripts.jobs))
 	fmt.Fprintf(&b, "sentinel_simulate_failure_flags:%d\r\n", s.simFlags)
+	// Ours only (durable.go), named like INFO persistence's
+	// rdb_last_bgsave_status: err while the config cannot be saved, when
+	// the sentinel grants no vote and starts no failover.
+	saveStatus := "ok"
+	if !s.durable() {
+		saveStatus = "err"
+	}
+	fmt.Fprintf(&b, "sentinel_config_save_status:%s\r\n", saveStatus)
 	for k, m := range s.sortedMasters() {
 		status := "ok"
 		if m.flags&fODown != 0 {

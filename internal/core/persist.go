@@ -12,6 +12,15 @@ type persistState struct {
 	doneSeq  uint64 // Seq of the last successful Persist
 	retryAt  Millis // no new Persist before this time (after a failure)
 	held     []heldEffect
+	// failedAt is the time of the first failed Persist since the last
+	// successful one; 0 while the sentinel is durable (durable.go).
+	failedAt Millis
+	// refusedEpoch is the last vote request epoch refused while
+	// non-durable (logged once per epoch).
+	refusedEpoch uint64
+	// holdMaster is the master whose events are held for the rest of
+	// the current step (event.go); reset at every step.
+	holdMaster *instance
 }
 
 // heldEffect is an effect waiting for a Persist to succeed.
@@ -20,6 +29,9 @@ type heldEffect struct {
 	eff  Effect
 	// fail replaces eff when the Persist fails; nil drops it.
 	fail Effect
+	// event is the instance of a held Emit (event.go), for the
+	// notification script queued when it is published; nil otherwise.
+	event *instance
 }
 
 // markDirty records a change of persisted state (sentinelFlushConfig).
@@ -68,11 +80,15 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 	}
 	p.inflight = 0
 	if e.Err != nil {
-		s.logf(LevelWarning, "WARNING: Sentinel was not able to save the new configuration on disk!!!: %v", e.Err)
+		// The runtime logs every failure as sentinelFlushConfig does
+		// ("WARNING: Sentinel was not able to save the new configuration
+		// on disk!!!"); the core logs the change of durability.
 		p.dirty = true
 		p.retryAt = s.now + persistRetryDelay
+		s.becomeNonDurable(e.Err)
 	} else {
 		p.doneSeq = e.Seq
+		s.becomeDurable()
 	}
 	keep := p.held[:0:0]
 	for _, h := range p.held {
@@ -80,10 +96,15 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 			keep = append(keep, h)
 			continue
 		}
-		if e.Err == nil {
-			s.release(h.eff)
-		} else if h.fail != nil {
-			s.release(h.fail)
+		out := h.eff
+		if e.Err != nil {
+			out = h.fail
+		}
+		if out != nil {
+			s.release(out)
+			if ev, ok := out.(Emit); ok && h.event != nil {
+				s.notifyScript(ev.Level, ev.Type, h.event, ev.Msg)
+			}
 		} else if snd, ok := h.eff.(Send); ok {
 			s.forgetSend(snd)
 		}

@@ -227,6 +227,7 @@ func (s *Sentinel) normAddr(a Addr) Addr {
 func (s *Sentinel) step(now Millis, ev Event) []Effect {
 	s.now = now + timeBase
 	s.out = nil
+	s.persist.holdMaster = nil // event.go: holding lasts one step
 	if !s.started {
 		s.start()
 	}
@@ -250,8 +251,11 @@ func (s *Sentinel) step(now Millis, ev Event) []Effect {
 		s.onPersistDone(e)
 		if e.Err == nil {
 			for _, m := range s.sortedMasters() {
-				if m.m.failoverState == FailoverSendSlaveofNoOne {
+				switch m.m.failoverState {
+				case FailoverSendSlaveofNoOne:
 					s.advanceFailover(m) // the promotion waited for this Persist
+				case FailoverWaitStart:
+					s.advanceFailover(m) // the election waited for its vote to be on disk (event.go)
 				}
 			}
 		}

@@ -13,13 +13,13 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 	if reqEpoch > s.currentEpoch {
 		s.currentEpoch = reqEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
+		s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	}
 	if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {
 		ms.leader = reqRunID
 		ms.leaderEpoch = s.currentEpoch
 		s.markDirty()
-		s.event(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
+		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
 		if !strings.EqualFold(ms.leader, s.myid) {
 			ms.failoverStartTime = s.now + s.desync()
 		}
@@ -191,6 +191,12 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 		// current epoch; a real peer reads the error as "no vote".
 		s.logf(LevelWarning, "Refused a vote request for %s:%s: %s", args[2], args[3], why)
 		s.respond(id, ErrorValue("ERR "+why+" (docs/security.md)"))
+		return
+	}
+	if !s.durable() {
+		// durable.go: a vote we could not keep across a restart is no vote.
+		s.refuseVoteNonDurable(args[5], uint64(reqEpoch))
+		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
 		return
 	}
 	leader, leaderEpoch := "", uint64(0)

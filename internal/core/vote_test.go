@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -32,18 +33,29 @@ func TestVotePersistedBeforeReply(t *testing.T) {
 	if p.State.CurrentEpoch != 5 || p.State.Masters[0].LeaderEpoch != 5 || p.State.Masters[0].Leader != peerB {
 		t.Fatalf("persisted state lacks the vote: %+v", p.State)
 	}
-	emits := effectsOf[Emit](effs)
-	if len(emits) != 2 || emits[0].Type != "+new-epoch" || emits[0].Msg != "5" ||
-		emits[1].Type != "+vote-for-leader" || emits[1].Msg != peerB+" 5" {
-		t.Fatalf("events: %+v", emits)
+	// +new-epoch and +vote-for-leader reveal the vote too (issue 15 item
+	// 6): held with the reply.
+	if emits := effectsOf[Emit](effs); len(emits) != 0 {
+		t.Fatalf("events revealed before persist: %+v", emits)
 	}
 	// A stale PersistDone does not release anything.
-	if got := effectsOf[Respond](s.Step(11, PersistDone{Seq: p.Seq + 7})); len(got) != 0 {
+	if got := s.Step(11, PersistDone{Seq: p.Seq + 7}); len(effectsOf[Respond](got)) != 0 || len(effectsOf[Emit](got)) != 0 {
 		t.Fatalf("released by a wrong seq: %v", got)
 	}
-	got := effectsOf[Respond](s.Step(12, PersistDone{Seq: p.Seq}))
+	done := s.Step(12, PersistDone{Seq: p.Seq})
+	got := effectsOf[Respond](done)
 	if len(got) != 1 || renderValue(got[0].Value) != `[:0 "`+peerB+`" :5]` {
 		t.Fatalf("reply after persist: %v", got)
+	}
+	// Released in their order, before the reply, with the time they
+	// happened.
+	emits := effectsOf[Emit](done)
+	if len(emits) != 2 || emits[0].Type != "+new-epoch" || emits[0].Msg != "5" ||
+		emits[1].Type != "+vote-for-leader" || emits[1].Msg != peerB+" 5" || emits[0].At != 10 || emits[1].At != 10 {
+		t.Fatalf("events after persist: %+v", emits)
+	}
+	if _, ok := done[0].(Emit); !ok {
+		t.Fatalf("reply before the events: %v", done)
 	}
 	if s.PersistedSeq() != p.Seq {
 		t.Fatalf("PersistedSeq = %d", s.PersistedSeq())
@@ -230,5 +242,38 @@ func TestRealSentinelTranscript(t *testing.T) {
 	h, ok := parseHello("127.0.0.1,55123,929d1bf748a15d5b7ac6300aeb6073745dac30f8,0,mym,127.0.0.1,56065,0")
 	if !ok || h.port != 55123 || h.masterPort != 56065 || h.runid != "929d1bf748a15d5b7ac6300aeb6073745dac30f8" {
 		t.Fatalf("hello %+v", h)
+	}
+}
+
+// TestVoteEventsOnPersistFailure: when the Persist of a vote fails, the
+// held +new-epoch and +vote-for-leader are logged but never published (the
+// vote reply says "no vote"); events of later steps are not held behind
+// them.
+func TestVoteEventsOnPersistFailure(t *testing.T) {
+	s := newTestCore(t)
+	_, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
+	p := persistOf(t, effs)
+	s.out = nil
+	s.now = 11 + timeBase
+	s.persist.holdMaster = nil // a later step
+	s.event(LevelWarning, "+test-later", s.masters["mym"], "x")
+	if got := emitTypes(s.out); got != "+test-later" {
+		t.Fatalf("an event of a later step was held: %q", got)
+	}
+	done := s.Step(12, PersistDone{Seq: p.Seq, Err: errors.New("disk full")})
+	if got := emitTypes(done); got != "" {
+		t.Fatalf("published after a failed persist: %q", got)
+	}
+	logs := 0
+	for _, l := range effectsOf[Log](done) {
+		if strings.Contains(l.Msg, "not published") {
+			logs++
+		}
+	}
+	if logs != 2 {
+		t.Fatalf("want the two vote events as unpublished log lines, got %v", done)
+	}
+	if r := effectsOf[Respond](done); len(r) != 1 || renderValue(r[0].Value) != `[:0 "*" :0]` {
+		t.Fatalf("reply after a failed persist: %v", r)
 	}
 }

@@ -39,6 +39,10 @@ type world struct {
 	traced map[string]map[string]bool
 	// dns maps the hostnames of fake Redis instances (host=) to their IP.
 	dns map[string]string
+	// logs prints Log effects too ("show log").
+	logs bool
+	// diskLatency is the time a Persist takes ("disk ms=N"; default 0).
+	diskLatency Millis
 }
 
 type tsent struct {
@@ -51,6 +55,7 @@ type tsent struct {
 	crashed  bool
 	stallTo  Millis
 	failNext bool // fail the next Persist
+	failAll  bool // fail every Persist (a read-only config directory)
 	// passwords are the sentinel's requirepass values (nil: no AUTH).
 	passwords []string
 	seed      uint64
@@ -327,21 +332,30 @@ func (w *world) exec(s *tsent, e Effect) {
 		if w.filter[e.Type] || (!w.showAll && (e.Level == LevelDebug || e.Level == LevelVerbose)) {
 			return
 		}
+		if e.At != w.now {
+			// Held until its Persist (event.go): show when it happened.
+			w.logf("%s %s %s (at %d.%03d)", s.name, e.Type, e.Msg, e.At/1000, e.At%1000)
+			return
+		}
 		w.logf("%s %s %s", s.name, e.Type, e.Msg)
 	case Log:
+		if w.logs {
+			w.logf("%s log %s", s.name, e.Msg)
+		}
 	case Persist:
-		s.disk = e.State
-		s.hasDisk = true
-		s.written[e.Seq] = e.State
 		var err error
-		if s.failNext {
+		if s.failNext || s.failAll {
 			s.failNext = false
 			err = errors.New("disk full")
 			w.logf("%s persist #%d FAILED", s.name, e.Seq)
+		} else {
+			s.disk = e.State
+			s.hasDisk = true
+			s.written[e.Seq] = e.State
 		}
-		// The disk is local: no network latency.
+		// The disk is local: no network latency, only its own.
 		lat := w.latency
-		w.latency = 0
+		w.latency = w.diskLatency
 		w.enqueue(s, PersistDone{Seq: e.Seq, Err: err})
 		w.latency = lat
 	case Respond:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -47,13 +48,21 @@ func init() {
 		Post: func(r *RunResult, in *workload.Input, top *Topology) {
 			from := unixTime(r.Extra["ro_at_unix"])
 			to := unixTime(r.Extra["restart_at_unix"])
-			votes := 0
+			// A vote is granted when it reaches the candidate: count the
+			// epochs in which a peer logged "<h3's myid> voted for <leader>
+			// <epoch>" (sentinelReceiveIsMasterDownReply; gosentinel logs
+			// the same line) while h3 ran on the read-only dir. h3's own
+			// +vote-for-leader events are counted apart: redis-sentinel
+			// publishes one before it tries to save, gosentinel only once
+			// the vote is on disk, so they are no proof of a vote granted.
+			r.Extra["votes_while_readonly"] = float64(votesGrantedBy(top, "h3", myIDOf(in.ConfigFiles["sentinel-h3"]), from, to))
+			events := 0
 			for _, ev := range in.Events {
 				if ev.Sentinel == "sentinel-h3" && ev.Channel == "+vote-for-leader" && ev.At.After(from) && ev.At.Before(to) {
-					votes++
+					events++
 				}
 			}
-			r.Extra["votes_while_readonly"] = float64(votes)
+			r.Extra["vote_events_while_readonly"] = float64(events)
 			r.Extra["error_logged"] = boolf(logMentions(top, "sentinel-h3", "read-only", "readonly", "erofs", "not able to save", "persist"))
 		},
 		Criteria: []Criterion{extraEquals("votes_while_readonly", 0, "0 votes granted while non-durable"),
@@ -94,6 +103,57 @@ func unixTime(s float64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(int64(s * 1000))
+}
+
+// myIDOf returns the "sentinel myid" of a sentinel config file ("" if none).
+func myIDOf(conf []byte) string {
+	for _, l := range strings.Split(string(conf), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "sentinel" && f[1] == "myid" {
+			return strings.ToLower(f[2])
+		}
+	}
+	return ""
+}
+
+// logLine is a Redis (and gosentinel) log line: "<pid>:<role> <day> <mon>
+// <year> <hh:mm:ss.mmm> <level char> <message>".
+var logLine = regexp.MustCompile(`^\d+:[A-Z] (\d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}\.\d{3}) . (.*)$`)
+
+// votesGrantedBy counts the distinct epochs in which a sentinel other than
+// the one on host voter logged, between from and to, that the sentinel
+// with myid voted for a leader. -1 when myid is unknown.
+func votesGrantedBy(top *Topology, voter, myid string, from, to time.Time) int {
+	if myid == "" {
+		return -1
+	}
+	epochs := map[string]bool{}
+	for _, h := range top.SentinelHosts {
+		if h == voter {
+			continue
+		}
+		proc := "sentinel-" + h
+		for _, ext := range []string{".out", ".err"} {
+			data, err := os.ReadFile(filepath.Join(top.hostDir(h, ""), proc+ext))
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(data), "\n") {
+				m := logLine.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				f := strings.Fields(m[2])
+				if len(f) != 5 || !strings.EqualFold(f[0], myid) || f[1] != "voted" || f[2] != "for" {
+					continue
+				}
+				at, err := time.ParseInLocation("02 Jan 2006 15:04:05.000", m[1], time.Local)
+				if err == nil && !at.Before(from) && at.Before(to) {
+					epochs[f[4]] = true
+				}
+			}
+		}
+	}
+	return len(epochs)
 }
 
 // logMentions reports whether the named process's output files mention

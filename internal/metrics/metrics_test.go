@@ -171,7 +171,7 @@ func (f fakeSource) MetricsSnapshot(context.Context) (runtime.Snapshot, error) {
 func TestStateSeries(t *testing.T) {
 	addr := core.Addr{IP: "127.0.0.1", Port: 6380}
 	snap := runtime.Snapshot{
-		CurrentEpoch: 7, Tilt: true, ScriptsRunning: 1, ScriptsQueued: 3, ConnectedClients: 4,
+		CurrentEpoch: 7, Tilt: true, Durable: true, ScriptsRunning: 1, ScriptsQueued: 3, ConnectedClients: 4,
 		Masters: []core.MasterView{
 			{Name: "a", Quorum: 2, ConfigEpoch: 5, SDown: true, ODown: true, CurrentAddr: addr,
 				FailoverState: core.FailoverReconfSlaves, FailoverEpoch: 7,
@@ -190,6 +190,7 @@ func TestStateSeries(t *testing.T) {
 		{"gosentinel_snapshot_ok", nil, 1},
 		{"gosentinel_current_epoch", nil, 7},
 		{"gosentinel_tilt", nil, 1},
+		{"gosentinel_config_durable", nil, 1},
 		{"gosentinel_scripts_running", nil, 1},
 		{"gosentinel_scripts_queued", nil, 3},
 		{"gosentinel_connected_clients", nil, 4},

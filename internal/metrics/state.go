@@ -35,10 +35,10 @@ type stateCollector struct {
 	src     func() Source
 	timeout time.Duration
 
-	up, epoch, tilt, scriptsRunning, scriptsQueued, clients *prometheus.Desc
-	status, quorum, quorumOK, majorityOK, usable            *prometheus.Desc
-	replicas, promotable, sentinels, configEpoch, address   *prometheus.Desc
-	failoverState, failoverEpoch                            *prometheus.Desc
+	up, epoch, tilt, durable, scriptsRunning, scriptsQueued, clients *prometheus.Desc
+	status, quorum, quorumOK, majorityOK, usable                     *prometheus.Desc
+	replicas, promotable, sentinels, configEpoch, address            *prometheus.Desc
+	failoverState, failoverEpoch                                     *prometheus.Desc
 }
 
 func newStateCollector(src func() Source, timeout time.Duration) *stateCollector {
@@ -48,6 +48,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 		up:             desc("gosentinel_snapshot_ok", "1 when the scrape could read the sentinel's state from its loop in time, 0 otherwise (state series are then missing)."),
 		epoch:          desc("gosentinel_current_epoch", "The sentinel's current epoch."),
 		tilt:           desc("gosentinel_tilt", "1 while the sentinel is in TILT mode."),
+		durable:        desc("gosentinel_config_durable", "0 from a failed config save until the next successful one (INFO sentinel_config_save_status:err): the sentinel then grants no vote and starts no failover."),
 		scriptsRunning: desc("gosentinel_scripts_running", "Notification/reconfig scripts running."),
 		scriptsQueued:  desc("gosentinel_scripts_queued", "Notification/reconfig scripts waiting to run (scheduled or waiting for a retry)."),
 		clients:        desc("gosentinel_connected_clients", "Clients connected to the sentinel's port(s) (INFO connected_clients; peers and pub/sub subscribers included)."),
@@ -68,7 +69,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 
 // Describe implements prometheus.Collector.
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.up, c.epoch, c.tilt, c.scriptsRunning, c.scriptsQueued, c.clients,
+	for _, d := range []*prometheus.Desc{c.up, c.epoch, c.tilt, c.durable, c.scriptsRunning, c.scriptsQueued, c.clients,
 		c.status, c.quorum, c.quorumOK, c.majorityOK, c.usable, c.replicas, c.promotable,
 		c.sentinels, c.configEpoch, c.address, c.failoverState, c.failoverEpoch} {
 		ch <- d
@@ -96,6 +97,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.up, 1)
 	gauge(c.epoch, float64(s.CurrentEpoch))
 	gauge(c.tilt, b2f(s.Tilt))
+	gauge(c.durable, b2f(s.Durable))
 	gauge(c.scriptsRunning, float64(s.ScriptsRunning))
 	gauge(c.scriptsQueued, float64(s.ScriptsQueued))
 	gauge(c.clients, float64(s.ConnectedClients))

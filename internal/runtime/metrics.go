@@ -34,6 +34,9 @@ type Snapshot struct {
 	MyID         string
 	CurrentEpoch uint64
 	Tilt         bool
+	// Durable is false while the config cannot be saved (INFO
+	// sentinel_config_save_status:err): no votes, no failovers.
+	Durable bool
 	// Masters are the core's views, sorted by name.
 	Masters []core.MasterView
 	// ScriptsRunning and ScriptsQueued count the script jobs of SENTINEL
@@ -58,6 +61,7 @@ func (r *Runtime) MetricsSnapshot(ctx context.Context) (Snapshot, error) {
 			MyID:         r.core.MyID(),
 			CurrentEpoch: r.core.CurrentEpoch(),
 			Tilt:         r.core.InTilt(),
+			Durable:      r.core.Durable(),
 			Masters:      r.core.Masters(),
 		}
 		close(done)

@@ -52,8 +52,9 @@ type promo struct {
 
 // sentinelCheck is the per-sentinel bookkeeping.
 type sentinelCheck struct {
-	curEpoch uint64 // S4: highest current epoch seen (this incarnation + disk)
-	tilt     bool   // from +tilt/-tilt, in effect order
+	curEpoch uint64   // S4: highest current epoch seen (this incarnation + disk)
+	tilt     bool     // from +tilt/-tilt, in effect order
+	steps    stepRing // recent steps, for events released late (late.go)
 	m        map[string]*masterCheck
 
 	switches []switchMsg // S9: +switch-master seen in the current step
@@ -78,6 +79,7 @@ type masterCheck struct {
 	hasAttempt    bool
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
+	voteOtherV    int64 // the same in virtual time (late.go)
 
 	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
 }
@@ -154,6 +156,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 		x.reconf = nil
 	}
 	ch.tilt = false
+	ch.steps = stepRing{}
 	ch.switches, ch.elected = nil, nil
 }
 
@@ -191,7 +194,7 @@ func (c *checker) recordVote(w *World, s *sentinel, master string, epoch uint64,
 	c.votes[k] = &voteRec{leader: leader, revealed: revealed}
 	if s.core != nil && !strings.EqualFold(leader, s.core.MyID()) {
 		x := s.chk.mc(master)
-		x.lastVoteOther, x.hasVoteOther = s.local(w.sch.now), true
+		x.lastVoteOther, x.hasVoteOther, x.voteOtherV = s.local(w.sch.now), true, w.sch.now
 	}
 }
 
@@ -200,8 +203,16 @@ func (c *checker) effect(w *World, s *sentinel, e core.Effect) {
 	now := s.local(w.sch.now)
 	switch e := e.(type) {
 	case core.Emit:
-		c.ruleEmit(w, s, e, now)
-		c.emit(w, s, e)
+		var late []stepRec
+		if int64(e.At) != now { // held until its Persist (late.go)
+			late = s.lateSteps(int64(e.At))
+			if late == nil {
+				late = []stepRec{} // no longer remembered: judged leniently
+			}
+			now = int64(e.At)
+		}
+		c.ruleEmit(w, s, e, now, late)
+		c.emit(w, s, e, now, late)
 	case core.RunScript:
 		c.scriptStart(w, s, e, now)
 	case core.KillScript:

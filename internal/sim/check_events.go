@@ -22,10 +22,15 @@ func masterOf(msg string) string {
 	return ""
 }
 
-// emit checks one event of s (S2, S5, S6, S7, S9 bookkeeping).
-func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
+// emit checks one event of s (S2, S5, S6, S7, S9 bookkeeping). now is the
+// local time it happened; late lists the steps it may come from if it was
+// held (late.go), nil otherwise.
+func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []stepRec) {
 	ch := &s.chk
-	now := s.local(w.sch.now)
+	tilt := ch.tilt
+	if late != nil {
+		tilt = allSteps(late, func(r stepRec) bool { return r.coreTilt })
+	}
 	switch e.Type {
 	case "+tilt":
 		ch.tilt = true
@@ -47,22 +52,28 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit) {
 			x.lastAttempt, x.hasAttempt = now, true
 			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
 		}
-		if !x.odown {
+		odown := x.odown
+		if late != nil {
+			odown = !allSteps(late, func(r stepRec) bool { return !r.odown[name] })
+		}
+		if !odown {
 			w.violate("S5", s, "+try-failover without ODOWN")
 		}
-		if ch.tilt {
+		if tilt {
 			w.violate("S5", s, "+try-failover in TILT")
 		}
 		lim := 2 * c.opt.FailoverTimeout
 		if x.hasAttempt && now-x.lastAttempt < lim {
 			w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)", now-x.lastAttempt, lim)
 		}
-		if x.hasVoteOther && now-x.lastVoteOther < lim {
+		// Not a vote made after the attempt (which a late event can follow).
+		voteBefore := late == nil || len(late) > 0 && late[len(late)-1].virtual > x.voteOtherV
+		if x.hasVoteOther && voteBefore && now-x.lastVoteOther < lim {
 			w.violate("S7", s, "failover attempt %dms after voting for another sentinel (< 2×failover-timeout = %d)", now-x.lastVoteOther, lim)
 		}
 		x.lastAttempt, x.hasAttempt = now, true
 	case "+elected-leader":
-		if ch.tilt {
+		if tilt {
 			w.violate("S5", s, "+elected-leader in TILT")
 		}
 		name := masterOf(e.Msg)

@@ -66,6 +66,7 @@ func (c *checker) beforeRules(w *World, s *sentinel, ev core.Event, now int64) {
 			t.running--
 		}
 	}
+	t.stepTilt = t.inTilt(now) // for events of this step released late (late.go)
 }
 
 // inTilt reports whether the TILT period of s is still running in truth.
@@ -94,9 +95,15 @@ func (c *checker) afterRules(w *World, s *sentinel, ev core.Event, now int64) {
 }
 
 // ruleEmit checks one event of s against the rules (before it is executed).
-func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64) {
+// now is the local time it happened; late lists the steps it may come from
+// if it was held (late.go), nil otherwise.
+func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late []stepRec) {
 	t := &s.truth
 	o := c.opt
+	vnow := w.sch.now
+	if len(late) > 0 {
+		vnow = late[0].virtual // the latest candidate: the lenient one for D1
+	}
 	switch e.Type {
 	case "+tilt":
 		t.tilt.entered = true
@@ -109,7 +116,11 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64) {
 		}
 		t.tilt.on = false
 	}
-	if actsInTilt[e.Type] && t.inTilt(now) {
+	inTilt := t.inTilt(now)
+	if late != nil {
+		inTilt = allSteps(late, func(r stepRec) bool { return r.truthTilt })
+	}
+	if actsInTilt[e.Type] && inTilt {
 		w.violate("T1", s, "%s in TILT (%dms after the last trigger, tilt-period %d)", e.Type, now-t.tilt.until+o.Timing.TiltPeriod, o.Timing.TiltPeriod)
 	}
 	typ, a, ok := w.eventAddr(e.Msg)
@@ -120,7 +131,7 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64) {
 	x := s.chk.mc(name)
 	switch e.Type {
 	case "+sdown":
-		c.sdownTruth(w, s, typ, a, w.sch.now)
+		c.sdownTruth(w, s, typ, a, vnow)
 		t.sdown[typ+" "+a] = true
 		if typ == "master" {
 			x.sdown, x.sdownSince = true, now

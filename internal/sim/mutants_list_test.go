@@ -15,6 +15,12 @@ var mutants = []mutant{
 		New:  "_ = noVote\n\ts.emit(Respond{ID: id, Value: reply})",
 	},
 	{
+		Name: "publish +vote-for-leader before persisting it",
+		File: "event.go",
+		Old:  "if !s.unpersisted() {\n\t\ts.event(level, typ, i, msg)",
+		New:  "if true || !s.unpersisted() {\n\t\ts.event(level, typ, i, msg)",
+	},
+	{
 		Name: "promote the highest priority",
 		File: "select.go",
 		Old:  "\t\treturn a.priority < b.priority\n",

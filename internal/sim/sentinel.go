@@ -196,6 +196,7 @@ func (w *World) step(s *sentinel, ev core.Event) {
 	if s.up && s.inc == inc {
 		w.chk.afterStep(w, s, full)
 		w.chk.afterRules(w, s, ev, now)
+		w.chk.recordStep(w, s, now)
 	}
 }
 

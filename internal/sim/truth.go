@@ -36,6 +36,7 @@ type truth struct {
 	told      map[string]uint64          // per "master ip:port": highest config epoch a hello delivered announced
 	reqSDown  map[uint64]bool            // per request id: the asked master was SDOWN (D3) when processed
 	reqTilt   map[uint64]bool            // per request id: TILT in truth when the core processed it
+	stepTilt  bool                       // TILT in truth for the current step (late.go)
 }
 
 // tiltTruth is TILT as the tick deltas delivered to the core demand it.

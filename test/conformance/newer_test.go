@@ -136,11 +136,18 @@ func TestValkeyDataNodes(t *testing.T) {
 		if has != (s.name == "ours") {
 			t.Errorf("%s: sentinel_total_tilt present %v:\n%s", s.name, has, info)
 		}
+		if has := strings.Contains(info, "\r\nsentinel_config_save_status:ok\r\n"); has != (s.name == "ours") {
+			t.Errorf("%s: sentinel_config_save_status:ok present %v:\n%s", s.name, has, info)
+		}
 	}
 }
 
 // totalTilt matches Valkey 9's INFO line, which ours has and 7.0.15 lacks.
 var totalTilt = regexp.MustCompile(`sentinel_total_tilt:\d+\r\n`)
+
+// saveStatus matches ours-only INFO line of the non-durable state
+// (docs/core.md): it is left out of every comparison.
+var saveStatus = regexp.MustCompile(`sentinel_config_save_status:[a-z]+\r\n`)
 
 // withoutLoglevel drops the "loglevel" pair of a SENTINEL CONFIG GET reply
 // (a flat list of bulk pairs holding announce-port), which 7.2+ added.

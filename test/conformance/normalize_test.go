@@ -126,6 +126,7 @@ func (s *side) normBulk(str string) string {
 	if s.hideNewer {
 		str = totalTilt.ReplaceAllString(str, "")
 	}
+	str = saveStatus.ReplaceAllString(str, "")
 	if strings.HasPrefix(str, "# Server\r\n") && strings.Contains(str, "redis_mode:standalone") {
 		return "<redis-server INFO>"
 	}
