@@ -57,3 +57,33 @@ func TestCloseReleasesEverything(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseCutsSentinelExchanges: a sentinel query that the client gave
+// up on (SentinelTimeout) still reads its reply in the background, up to
+// drainTimeout (5 s), to keep the connection. Close must cut it at once:
+// before, a client closed while a black-holed sentinel was being drained
+// left that goroutine behind for up to 5 s (the package's goleak check at
+// the end of the run failed when such a test ended last).
+func TestCloseCutsSentinelExchanges(t *testing.T) {
+	// Not parallel: goleak looks at every goroutine of the process.
+	m := testutil.StartRedis(t)
+	fs := startFakeSentinel(t, m.Addr(), 1)
+	hole := blackHole(t)
+	ignore := goleak.IgnoreCurrent()
+	rdb := NewFailoverClient(&FailoverOptions{MasterName: "mymaster", SentinelAddrs: []string{hole, fs.addr()},
+		SentinelOrderFixed: true, DisablePubSub: true})
+	if err := rdb.Set(context.Background(), "k", "v", 0).Err(); err != nil {
+		t.Fatalf("Set: %v", err)
+	}
+	st, _ := StatsOf(rdb)
+	if st.SentinelErrors == 0 {
+		t.Fatalf("the black-holed sentinel was not asked (stats %+v)", st)
+	}
+	closed := time.Now()
+	if err := rdb.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := goleak.Find(ignore); err != nil {
+		t.Fatalf("goroutines left %v after Close: %v", time.Since(closed), err)
+	}
+}

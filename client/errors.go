@@ -7,7 +7,10 @@ import (
 )
 
 // ErrNoSentinelReachable is returned when no sentinel answered at all
-// (every sentinel address failed to connect, timed out or returned an error).
+// (every sentinel address failed to connect, timed out or returned an error)
+// and there is no verified node to keep: a master client keeps the master it
+// last verified, as long as it answers ROLE master, while no sentinel
+// answers (see docs/client.md, "Every sentinel down").
 var ErrNoSentinelReachable = errors.New("client: no sentinel reachable")
 
 // ErrMasterNotFound is returned when at least one sentinel answered but none

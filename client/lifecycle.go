@@ -241,7 +241,13 @@ func (r *resolver) check(ctx context.Context) {
 	cur, busy := r.addr, r.inflight != nil
 	r.mu.Unlock()
 	if r.want == roleMaster && !busy && cur != "" {
-		answers, _, _ := r.ask(ctx)
+		answers, attempts, notFound := r.ask(ctx)
+		if len(answers) == 0 && !notFound && noAnswerKind(attempts, false) == ErrNoSentinelReachable {
+			// No sentinel answers: nothing new to learn, and the
+			// master is still the one the pooled connections use
+			// (a new connection keeps it too, see keepLastKnown).
+			return
+		}
 		if len(answers) > 0 && r.preferEarly(candidates(answers))[0] == cur {
 			r.mu.Lock()
 			if r.addr == cur {

@@ -68,6 +68,7 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 		}
 		r.sentinels.toFront(s)
 		r.replicas = usable
+		r.kept = false
 		r.valid = len(usable) > 0
 		r.verifiedAt = time.Now()
 		var stale []*trackedConn
@@ -97,7 +98,7 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 		}
 		return nil
 	}
-	return r.noAnswerErr(attempts, notFound)
+	return r.keepLastKnown(ctx, c, r.noAnswerErr(attempts, notFound))
 }
 
 // pickReplica chooses a random replica, preferring those whose
@@ -121,7 +122,7 @@ func pickReplica(reps []replicaInfo) (string, bool) {
 // replicaTarget returns a replica for a new connection.
 func (r *resolver) replicaTarget(ctx context.Context) (string, uint64, bool, error) {
 	r.mu.Lock()
-	fresh := r.valid && r.opt.ResolveCacheTTL > 0 && time.Since(r.verifiedAt) < r.opt.ResolveCacheTTL
+	fresh := r.valid && r.cacheFreshLocked()
 	addr, ok := pickReplica(r.replicas)
 	r.mu.Unlock()
 	if fresh && ok {

@@ -44,6 +44,7 @@ type resolver struct {
 	hintSeq    uint64        // bumped by every hint; a resolution started before a hint cannot answer for it
 	epoch      int64         // config epoch backing addr (-1 unknown)
 	fenced     bool          // a hint named addr as the old master; its connections were retired
+	kept       bool          // no sentinel answered: addr (or the replica list) was kept, see keepLastKnown
 	subscribed map[string]bool
 	meta       map[string]*sentinelMeta
 	lastEnd    time.Time     // end of the last resolution
@@ -137,9 +138,20 @@ func (r *resolver) closed() bool { return r.ctx.Err() != nil }
 func (r *resolver) current() (addr string, gen uint64, fresh bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fresh = r.valid && r.addr != "" &&
-		(r.opt.ResolveCacheTTL > 0 && time.Since(r.verifiedAt) < r.opt.ResolveCacheTTL)
+	fresh = r.valid && r.addr != "" && r.cacheFreshLocked()
 	return r.addr, r.gen, fresh
+}
+
+// cacheFreshLocked reports whether the verified address (or replica list)
+// may be used for a new connection without asking the sentinels: within
+// ResolveCacheTTL of its last confirmation, or, while no sentinel answers
+// (kept), until one does (every new connection still verifies ROLE; the
+// lifecycle loop keeps asking the sentinels). The caller holds r.mu.
+func (r *resolver) cacheFreshLocked() bool {
+	if r.opt.ResolveCacheTTL <= 0 {
+		return false
+	}
+	return r.kept || time.Since(r.verifiedAt) < r.opt.ResolveCacheTTL
 }
 
 // generation returns the current address generation without locking.
@@ -165,6 +177,7 @@ func (r *resolver) invalidate(gen uint64) {
 func (r *resolver) hintLocked() {
 	r.hintSeq++
 	r.valid = false
+	r.kept = false
 	r.forced = true
 	if c := r.inflight; c != nil && c.pending == nil {
 		c.superseded = true
@@ -350,7 +363,7 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
 	answers, attempts, notFound := r.ask(ctx)
 	if len(answers) == 0 {
-		return r.noAnswerErr(attempts, notFound)
+		return r.keepLastKnown(ctx, c, r.noAnswerErr(attempts, notFound))
 	}
 	cands := candidates(answers)
 	if len(cands) > 1 {
@@ -397,6 +410,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 	r.valid = true
 	r.verifiedAt = time.Now()
 	r.fenced = false
+	r.kept = false
 	if addr == old {
 		r.epoch = max(r.epoch, epoch)
 		r.mu.Unlock()

@@ -33,6 +33,12 @@ type sentinelPool struct {
 	mu      sync.Mutex
 	entries map[string]*poolEntry
 	epoch   uint64 // bumped by closeAll: a connection of an older epoch is closed on release
+	// ctx ends with the epoch (closeAll cancels it): exchanges in
+	// progress (a dial, a read drained in the background) are cut at
+	// once instead of lingering up to drainTimeout after the client went
+	// idle or was closed.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // poolEntry is the connection to one sentinel; mu is held for a whole
@@ -41,7 +47,8 @@ type poolEntry struct {
 	mu    sync.Mutex
 	conn  *pooledConn
 	p     *sentinelPool
-	epoch uint64 // pool epoch when acquired
+	epoch uint64          // pool epoch when acquired
+	ctx   context.Context // the pool's ctx when acquired
 }
 
 // acquire returns the entry of addr, locked for one exchange.
@@ -59,6 +66,10 @@ func (p *sentinelPool) acquire(addr string) *poolEntry {
 	e.mu.Lock()
 	p.mu.Lock()
 	e.epoch = p.epoch
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+	}
+	e.ctx = p.ctx
 	p.mu.Unlock()
 	return e
 }
@@ -105,11 +116,16 @@ func (p *sentinelPool) reap(now time.Time) {
 	}
 }
 
-// closeAll closes every idle connection; one in use is closed when its
-// exchange ends (closeAll does not wait for it).
+// closeAll closes every idle connection and cuts the exchanges in
+// progress (their connection is closed, a dial is cancelled); it does not
+// wait for them.
 func (p *sentinelPool) closeAll() {
 	p.mu.Lock()
 	p.epoch++
+	if p.cancel != nil {
+		p.cancel() // cuts the exchanges in progress
+		p.ctx, p.cancel = nil, nil
+	}
 	p.mu.Unlock()
 	for _, e := range p.snapshot() {
 		if !e.mu.TryLock() {
@@ -259,7 +275,7 @@ func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, erro
 		send := cmds
 		var hs [][]string
 		if pc == nil {
-			c, err := dialWith(context.Background(), r.sentinelDialer(), r.sentinelTLS(), addr, deadline)
+			c, err := dialWith(e.ctx, r.sentinelDialer(), r.sentinelTLS(), addr, deadline)
 			r.stats.sentinelDials.Add(1)
 			if err != nil {
 				e.release(nil)
@@ -269,7 +285,11 @@ func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, erro
 			hs = r.sentinelHandshake()
 			send = append(append([][]string(nil), hs...), cmds...)
 		}
+		// closeAll (idle stop, Close) cuts the exchange by closing its
+		// connection (closing cannot race with the deadline do sets).
+		cut := context.AfterFunc(e.ctx, func() { pc.Close() })
 		rs, err := pc.do(deadline, send...)
+		cut()
 		r.stats.sentinelCommands.Add(uint64(len(send)))
 		if err != nil {
 			pc.Close()

@@ -65,6 +65,7 @@ func (r *resolver) answered(s string, peers []string) {
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.kept = false // a sentinel answers again: the next resolution asks
 	r.touchLocked(s, now)
 	for _, p := range peers {
 		if r.sentinels.index(p) < 0 {

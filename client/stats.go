@@ -16,59 +16,62 @@ type counters struct {
 	earlyPromotions, fences, sentinelsPruned      atomic.Uint64
 	blockedCut, sentinelDials, sentinelCommands   atomic.Uint64
 	verifications, pubSubLost                     atomic.Uint64
+	keptWithoutSentinels                          atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
 // Stats is a snapshot of a client's discovery counters, for metrics.
 type Stats struct {
-	Resolutions         uint64    // sentinel resolutions run (each asks up to SentinelQuorum sentinels)
-	ResolutionErrors    uint64    // resolutions that ended in an error
-	RoleMismatches      uint64    // instances whose ROLE was not the expected one
-	PoolFlushes         uint64    // address changes that marked live connections stale
-	MasterChanges       uint64    // switches to a new verified address (the first resolution is not counted)
-	Disagreements       uint64    // resolutions where sentinels advertised different addresses
-	PubSubHints         uint64    // sentinel events (+switch-master, +promoted-slave, +selected-slave) received for this master
-	Reconciles          uint64    // periodic background re-resolutions
-	Retries             uint64    // command retries made by the client
-	SentinelErrors      uint64    // failed sentinel queries (unreachable, timeout, protocol)
-	SentinelsDiscovered uint64    // sentinels added to the list by SENTINEL SENTINELS
-	Dials               uint64    // data connections opened and verified
-	EarlyPromotions     uint64    // switches made on +selected-slave once the replica reported ROLE master
-	Fences              uint64    // hints naming the current master as the old one: its connections were retired before the resolution
-	SentinelsPruned     uint64    // discovered sentinels dropped from the list (silent and no longer listed)
-	BlockedCut          uint64    // connections blocked in a read (Pub/Sub, BLPOP...) closed because the master changed
-	Verifications       uint64    // sentinel queries made because the event path was not proven live (VerifyInterval)
-	PubSubLost          uint64    // subscriptions found dead by their health check (open but silent)
-	SentinelDials       uint64    // connections opened to sentinels (queries and subscriptions)
-	SentinelCommands    uint64    // commands sent to sentinels (queries, handshakes, SUBSCRIBE, health-check PINGs)
-	LastFailover        time.Time // when the last master change was committed (zero if none)
-	CurrentAddr         string    // current verified master address ("" if none yet)
-	Sentinels           []string  // current sentinel list, in the order it is tried
-	Generation          uint64    // address generation (bumped on every change)
+	Resolutions          uint64    // sentinel resolutions run (each asks up to SentinelQuorum sentinels)
+	ResolutionErrors     uint64    // resolutions that ended in an error
+	RoleMismatches       uint64    // instances whose ROLE was not the expected one
+	PoolFlushes          uint64    // address changes that marked live connections stale
+	MasterChanges        uint64    // switches to a new verified address (the first resolution is not counted)
+	Disagreements        uint64    // resolutions where sentinels advertised different addresses
+	PubSubHints          uint64    // sentinel events (+switch-master, +promoted-slave, +selected-slave) received for this master
+	Reconciles           uint64    // periodic background re-resolutions
+	Retries              uint64    // command retries made by the client
+	SentinelErrors       uint64    // failed sentinel queries (unreachable, timeout, protocol)
+	SentinelsDiscovered  uint64    // sentinels added to the list by SENTINEL SENTINELS
+	Dials                uint64    // data connections opened and verified
+	EarlyPromotions      uint64    // switches made on +selected-slave once the replica reported ROLE master
+	Fences               uint64    // hints naming the current master as the old one: its connections were retired before the resolution
+	SentinelsPruned      uint64    // discovered sentinels dropped from the list (silent and no longer listed)
+	BlockedCut           uint64    // connections blocked in a read (Pub/Sub, BLPOP...) closed because the master changed
+	Verifications        uint64    // sentinel queries made because the event path was not proven live (VerifyInterval)
+	PubSubLost           uint64    // subscriptions found dead by their health check (open but silent)
+	KeptWithoutSentinels uint64    // resolutions in which no sentinel answered and the last verified node was kept (it answered ROLE)
+	SentinelDials        uint64    // connections opened to sentinels (queries and subscriptions)
+	SentinelCommands     uint64    // commands sent to sentinels (queries, handshakes, SUBSCRIBE, health-check PINGs)
+	LastFailover         time.Time // when the last master change was committed (zero if none)
+	CurrentAddr          string    // current verified master address ("" if none yet)
+	Sentinels            []string  // current sentinel list, in the order it is tried
+	Generation           uint64    // address generation (bumped on every change)
 }
 
 func (r *resolver) snapshot() Stats {
 	s := Stats{
-		Resolutions:         r.stats.resolutions.Load(),
-		ResolutionErrors:    r.stats.resolutionErrors.Load(),
-		RoleMismatches:      r.stats.roleMismatches.Load(),
-		PoolFlushes:         r.stats.poolFlushes.Load(),
-		MasterChanges:       r.stats.masterChanges.Load(),
-		Disagreements:       r.stats.disagreements.Load(),
-		PubSubHints:         r.stats.pubSubHints.Load(),
-		Reconciles:          r.stats.reconciles.Load(),
-		Retries:             r.stats.retries.Load(),
-		SentinelErrors:      r.stats.sentinelErrors.Load(),
-		SentinelsDiscovered: r.stats.sentinelsDiscovered.Load(),
-		Dials:               r.stats.dials.Load(),
-		EarlyPromotions:     r.stats.earlyPromotions.Load(),
-		Fences:              r.stats.fences.Load(),
-		SentinelsPruned:     r.stats.sentinelsPruned.Load(),
-		BlockedCut:          r.stats.blockedCut.Load(),
-		Verifications:       r.stats.verifications.Load(),
-		PubSubLost:          r.stats.pubSubLost.Load(),
-		SentinelDials:       r.stats.sentinelDials.Load(),
-		SentinelCommands:    r.stats.sentinelCommands.Load(),
+		Resolutions:          r.stats.resolutions.Load(),
+		ResolutionErrors:     r.stats.resolutionErrors.Load(),
+		RoleMismatches:       r.stats.roleMismatches.Load(),
+		PoolFlushes:          r.stats.poolFlushes.Load(),
+		MasterChanges:        r.stats.masterChanges.Load(),
+		Disagreements:        r.stats.disagreements.Load(),
+		PubSubHints:          r.stats.pubSubHints.Load(),
+		Reconciles:           r.stats.reconciles.Load(),
+		Retries:              r.stats.retries.Load(),
+		SentinelErrors:       r.stats.sentinelErrors.Load(),
+		SentinelsDiscovered:  r.stats.sentinelsDiscovered.Load(),
+		Dials:                r.stats.dials.Load(),
+		EarlyPromotions:      r.stats.earlyPromotions.Load(),
+		Fences:               r.stats.fences.Load(),
+		SentinelsPruned:      r.stats.sentinelsPruned.Load(),
+		BlockedCut:           r.stats.blockedCut.Load(),
+		Verifications:        r.stats.verifications.Load(),
+		PubSubLost:           r.stats.pubSubLost.Load(),
+		KeptWithoutSentinels: r.stats.keptWithoutSentinels.Load(),
+		SentinelDials:        r.stats.sentinelDials.Load(),
+		SentinelCommands:     r.stats.sentinelCommands.Load(),
 	}
 	if ns := r.stats.lastFailover.Load(); ns != 0 {
 		s.LastFailover = time.Unix(0, ns)

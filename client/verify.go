@@ -89,6 +89,7 @@ func (r *resolver) verify(ctx context.Context) {
 			r.mu.Unlock()
 			continue
 		}
+		r.answered(s, nil)
 		if addr != cur {
 			r.log(slog.LevelInfo, "verification: a sentinel names another master", "sentinel", s, "current", cur, "named", addr)
 			r.mu.Lock()
