@@ -219,9 +219,6 @@ func init() {
 		},
 		Criteria: []Criterion{rtoSwitchWithin(25), oneSwitchPerSentinel()},
 	}, &Scenario{
-		ID: "B3", Title: "sentinel crash during a failover",
-		NotYet: "SENTINEL SIMULATE-FAILURE and kill -9 at random failover states are not scheduled yet",
-	}, &Scenario{
 		ID: "B6", Title: "decommissioned sentinel replaced",
 		NotYet: "adding a sixth host and SENTINEL RESET on each survivor is not scheduled yet",
 	}, &Scenario{
