@@ -37,6 +37,8 @@ type Setup struct {
 	// SentinelTmpfs, when set (e.g. "64k"), mounts each sentinel's config
 	// directory as a tmpfs of that size (for the full-disk fault).
 	SentinelTmpfs string
+	// AOF turns on appendonly on every redis node (appendfsync everysec).
+	AOF bool
 	// Writers run during the scenario; nil means DefaultWriters.
 	Writers []WriterSpec
 	// NoWriters runs the scenario without any writer.

@@ -204,7 +204,11 @@ func (t *Topology) redisConf(h string) string {
 	var b strings.Builder
 	dir := t.hostDir(h, "redis")
 	fmt.Fprintf(&b, "port %d\nbind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", RedisPort, dir)
-	b.WriteString("save \"\"\nappendonly no\nrepl-diskless-sync-delay 0\n")
+	aof := "no"
+	if t.Setup.AOF {
+		aof = "yes"
+	}
+	fmt.Fprintf(&b, "save \"\"\nappendonly %s\nrepl-diskless-sync-delay 0\n", aof)
 	if h != t.RedisHosts[0] {
 		fmt.Fprintf(&b, "replicaof %s %d\n", t.addrFor(t.RedisHosts[0]), RedisPort)
 	}
