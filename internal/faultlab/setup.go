@@ -39,6 +39,9 @@ type Setup struct {
 	SentinelTmpfs string
 	// AOF turns on appendonly on every redis node (appendfsync everysec).
 	AOF bool
+	// LateSentinels are sentinel hosts whose sentinel BuildTopology does
+	// not start (the schedule adds it later, as a new sentinel).
+	LateSentinels []string
 	// Writers run during the scenario; nil means DefaultWriters.
 	Writers []WriterSpec
 	// NoWriters runs the scenario without any writer.

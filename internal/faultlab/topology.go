@@ -82,6 +82,9 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 		}
 	}
 	for _, h := range t.SentinelHosts {
+		if contains(setup.LateSentinels, h) {
+			continue
+		}
 		if err := t.StartSentinel(h); err != nil {
 			return nil, err
 		}
