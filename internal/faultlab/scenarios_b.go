@@ -218,9 +218,6 @@ func init() {
 			return err
 		},
 		Criteria: []Criterion{rtoSwitchWithin(25), oneSwitchPerSentinel()},
-	}, &Scenario{
-		ID: "B10", Title: "crash during a SENTINEL SET storm",
-		NotYet: "the 1 k/s SENTINEL SET driver is not written yet",
 	})
 }
 
