@@ -39,6 +39,10 @@ type Setup struct {
 	SentinelTmpfs string
 	// AOF turns on appendonly on every redis node (appendfsync everysec).
 	AOF bool
+	// ConfFileBind bind-mounts each sentinel's config file onto itself
+	// (a single-file bind mount, as in a container): renaming over it
+	// fails with EBUSY.
+	ConfFileBind bool
 	// LateSentinels are sentinel hosts whose sentinel BuildTopology does
 	// not start (the schedule adds it later, as a new sentinel).
 	LateSentinels []string

@@ -268,6 +268,9 @@ func (t *Topology) StartSentinel(h string) error {
 	}
 	conf := t.SentinelConfPath(h)
 	spec := netlab.ProcSpec{BindSelf: []string{dir}}
+	if t.Setup.ConfFileBind {
+		spec.BindFiles = []string{conf}
+	}
 	if t.Setup.SentinelTmpfs != "" {
 		// The tmpfs hides the directory's content: keep the file next to it
 		// and copy it in with a shell before exec.
