@@ -3,10 +3,13 @@ package faultlab
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
 )
@@ -37,7 +40,7 @@ const (
 // set before the kill, read from the final master after L1).
 func a4Schedule(reboot bool) func(ctx context.Context, e *Env) error {
 	return func(ctx context.Context, e *Env) error {
-		if _, err := e.Top.RedisDo(ctx, "h1", "SET", a4Marker, "1"); err != nil {
+		if err := a4SlowDo(ctx, e, "SET", a4Marker, "1"); err != nil {
 			return fmt.Errorf("set marker: %w", err)
 		}
 		if reboot {
@@ -45,7 +48,7 @@ func a4Schedule(reboot bool) func(ctx context.Context, e *Env) error {
 				return err
 			}
 		}
-		if _, err := e.Top.RedisDo(ctx, "h1", "WAIT", 2, 300); err != nil {
+		if err := a4SlowDo(ctx, e, "WAIT", 2, 300); err != nil {
 			return fmt.Errorf("wait for replicas: %w", err)
 		}
 		if err := e.Jitter(ctx, 500*time.Millisecond); err != nil {
@@ -106,15 +109,14 @@ func a4PrepareSlowLoad(ctx context.Context, e *Env) error {
 			return fmt.Errorf("SENTINEL SET master-reboot-down-after-period on %s: %w", h, err)
 		}
 	}
-	// In chunks: one EVAL of 20 k keys outlasts the observer's 500 ms
-	// read timeout on this loaded machine.
+	// In chunks, each well below a second.
 	fill := "for i=tonumber(ARGV[1]),tonumber(ARGV[2]) do redis.call('SET','a4:fill:'..i,'x') end return 1"
 	for from := 1; from <= a4FillKeys; from += 1000 {
-		if _, err := e.Top.RedisDo(ctx, "h1", "EVAL", fill, 0, from, from+999); err != nil {
+		if err := a4SlowDo(ctx, e, "EVAL", fill, 0, from, from+999); err != nil {
 			return fmt.Errorf("fill: %w", err)
 		}
 	}
-	if _, err := e.Top.RedisDo(ctx, "h1", "BGREWRITEAOF"); err != nil {
+	if err := a4SlowDo(ctx, e, "BGREWRITEAOF"); err != nil {
 		return fmt.Errorf("BGREWRITEAOF: %w", err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -147,6 +149,23 @@ func a4PrepareSlowLoad(ctx context.Context, e *Env) error {
 
 // a4RebootPost: first +reboot of the master (any sentinel) → first
 // +switch-master after it.
+// a4SlowDo runs a command on h1's redis with a 10 s timeout: the fill and
+// BGREWRITEAOF (a fork) outlast the observer clients' 500 ms on this loaded
+// machine.
+func a4SlowDo(ctx context.Context, e *Env, args ...any) error {
+	obs := e.Top.Host("obs")
+	c := redis.NewClient(&redis.Options{Addr: e.Top.currentRedisAddr("h1"), Protocol: 2, MaxRetries: -1, PoolSize: 1,
+		DialTimeout: 2 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
+		Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
+			return obs.DialContext(ctx, network, a)
+		}})
+	defer c.Close()
+	if err := c.Do(ctx, args...).Err(); err != nil {
+		return fmt.Errorf("%v: %w", args[0], err)
+	}
+	return nil
+}
+
 func a4RebootPost(r *RunResult, in *workload.Input, _ *Topology) {
 	var reboot, sw time.Time
 	for _, ev := range in.Events {
