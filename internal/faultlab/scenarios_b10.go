@@ -198,6 +198,11 @@ func b10Schedule(ctx context.Context, e *Env) error {
 		if err := e.Top.StartSentinel("h3"); err != nil {
 			return err
 		}
+		// Up again (it loaded the file) before the storm goes on and the
+		// next kill: a kill before it listens would test nothing.
+		if err := b10WaitUp(ctx, e); err != nil {
+			return err
+		}
 		for _, d := range drivers {
 			d.resume()
 		}
@@ -229,4 +234,21 @@ func init() {
 			extraEquals("acked_set_lost", 0, "no acknowledged SET lost"),
 			extraEquals("config_epoch_regressed", 0, "config-epoch kept across restarts")},
 	})
+}
+
+// b10WaitUp waits until the sentinel of h3 answers SENTINEL MASTER.
+func b10WaitUp(ctx context.Context, e *Env) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := e.Top.SentinelMaster(ctx, "h3")
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sentinel of h3 not up 15 s after its restart: %w", err)
+		}
+		if err := e.Sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
