@@ -157,7 +157,16 @@ func (t *Topology) healthy(ctx context.Context) error {
 			return fmt.Errorf("replica %s: %s of %s up=%v %v", h, role, m, up, err)
 		}
 	}
+	started := 0
 	for _, h := range t.SentinelHosts {
+		if t.Proc("sentinel-"+h) != nil {
+			started++
+		}
+	}
+	for _, h := range t.SentinelHosts {
+		if t.Proc("sentinel-"+h) == nil {
+			continue // a late sentinel (Setup.LateSentinels), not started yet
+		}
 		m, err := t.SentinelMaster(ctx, h)
 		if err != nil {
 			return fmt.Errorf("sentinel %s: %w", h, err)
@@ -165,7 +174,7 @@ func (t *Topology) healthy(ctx context.Context) error {
 		if m["flags"] != "master" {
 			return fmt.Errorf("sentinel %s: flags %s", h, m["flags"])
 		}
-		if m["num-other-sentinels"] != fmt.Sprint(len(t.SentinelHosts)-1) {
+		if m["num-other-sentinels"] != fmt.Sprint(started-1) {
 			return fmt.Errorf("sentinel %s knows %s other sentinels", h, m["num-other-sentinels"])
 		}
 		reps, err := t.SentinelReplicas(ctx, h)

@@ -24,6 +24,9 @@ type Scenario struct {
 	// Failovers is how many failovers the schedule provokes when
 	// ExpectFailover (default 1).
 	Failovers int
+	// AnyFailovers: a random schedule (C7) may cause any number of
+	// failovers, none included; none is false and none is missing.
+	AnyFailovers bool
 	// Schedule injects the faults. It calls Env.Fault at the fault instant
 	// and Env.Heal when the last fault is healed.
 	Schedule func(ctx context.Context, e *Env) error
@@ -166,6 +169,9 @@ func (s *Scenario) observe() time.Duration {
 }
 
 func (s *Scenario) expectedFailovers() int {
+	if s.AnyFailovers {
+		return 1 << 30
+	}
 	if !s.ExpectFailover {
 		return 0
 	}

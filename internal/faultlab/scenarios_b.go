@@ -218,15 +218,6 @@ func init() {
 			return err
 		},
 		Criteria: []Criterion{rtoSwitchWithin(25), oneSwitchPerSentinel()},
-	}, &Scenario{
-		ID: "B3", Title: "sentinel crash during a failover",
-		NotYet: "SENTINEL SIMULATE-FAILURE and kill -9 at random failover states are not scheduled yet",
-	}, &Scenario{
-		ID: "B6", Title: "decommissioned sentinel replaced",
-		NotYet: "adding a sixth host and SENTINEL RESET on each survivor is not scheduled yet",
-	}, &Scenario{
-		ID: "B10", Title: "crash during a SENTINEL SET storm",
-		NotYet: "the 1 k/s SENTINEL SET driver is not written yet",
 	})
 }
 

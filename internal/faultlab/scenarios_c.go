@@ -277,8 +277,5 @@ func init() {
 			return err
 		},
 		Criteria: []Criterion{ourClientNoLateStale(), clientsRecoverWithin(2, true)},
-	}, &Scenario{
-		ID: "C7", Title: "swizzle-clog (T5)",
-		NotYet: "the 10-round random clog/unclog schedule is not written yet",
 	})
 }

@@ -92,9 +92,6 @@ func init() {
 			r.Extra["conf_intact"] = boolf(strings.Contains(string(in.ConfigFiles["sentinel-h3"]), "sentinel monitor "+MasterName))
 		},
 		Criteria: []Criterion{extraEquals("conf_intact", 1, "config file intact")},
-	}, &Scenario{
-		ID: "D3", Title: "single-file bind mount (EBUSY on rename)",
-		NotYet: "netlab.ProcSpec bind-mounts directories only; a single-file bind mount of sentinel.conf is not available yet",
 	})
 }
 

@@ -37,6 +37,15 @@ type Setup struct {
 	// SentinelTmpfs, when set (e.g. "64k"), mounts each sentinel's config
 	// directory as a tmpfs of that size (for the full-disk fault).
 	SentinelTmpfs string
+	// AOF turns on appendonly on every redis node (appendfsync everysec).
+	AOF bool
+	// ConfFileBind bind-mounts each sentinel's config file onto itself
+	// (a single-file bind mount, as in a container): renaming over it
+	// fails with EBUSY.
+	ConfFileBind bool
+	// LateSentinels are sentinel hosts whose sentinel BuildTopology does
+	// not start (the schedule adds it later, as a new sentinel).
+	LateSentinels []string
 	// Writers run during the scenario; nil means DefaultWriters.
 	Writers []WriterSpec
 	// NoWriters runs the scenario without any writer.

@@ -82,6 +82,9 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 		}
 	}
 	for _, h := range t.SentinelHosts {
+		if contains(setup.LateSentinels, h) {
+			continue
+		}
 		if err := t.StartSentinel(h); err != nil {
 			return nil, err
 		}
@@ -204,7 +207,11 @@ func (t *Topology) redisConf(h string) string {
 	var b strings.Builder
 	dir := t.hostDir(h, "redis")
 	fmt.Fprintf(&b, "port %d\nbind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", RedisPort, dir)
-	b.WriteString("save \"\"\nappendonly no\nrepl-diskless-sync-delay 0\n")
+	aof := "no"
+	if t.Setup.AOF {
+		aof = "yes"
+	}
+	fmt.Fprintf(&b, "save \"\"\nappendonly %s\nrepl-diskless-sync-delay 0\n", aof)
 	if h != t.RedisHosts[0] {
 		fmt.Fprintf(&b, "replicaof %s %d\n", t.addrFor(t.RedisHosts[0]), RedisPort)
 	}
@@ -261,6 +268,9 @@ func (t *Topology) StartSentinel(h string) error {
 	}
 	conf := t.SentinelConfPath(h)
 	spec := netlab.ProcSpec{BindSelf: []string{dir}}
+	if t.Setup.ConfFileBind {
+		spec.BindFiles = []string{conf}
+	}
 	if t.Setup.SentinelTmpfs != "" {
 		// The tmpfs hides the directory's content: keep the file next to it
 		// and copy it in with a shell before exec.

@@ -217,8 +217,12 @@ func (c *checker) s4() {
 
 // s6: never select or promote a replica with replica-priority 0, one the
 // selecting sentinel sees SDOWN, the master itself, or a node that was
-// sampled as a master shortly before its selection.
+// sampled as a master shortly before its selection — unless an earlier
+// failover attempt of the same master had selected it (a leader that
+// crashed after promoting it, B3p: the next leader rightly picks the
+// orphaned new master again).
 func (c *checker) s6() {
+	selected := map[string]bool{} // master|replica selected before
 	prio0 := map[string]bool{}
 	for _, a := range c.in.Priority0 {
 		prio0[c.norm(a)] = true
@@ -250,7 +254,10 @@ func (c *checker) s6() {
 				c.violate("S6", "%s: the master itself", what)
 			}
 			if e.Channel == "+selected-slave" {
-				if r, ok := c.byAddr[a]; ok {
+				k := c.norm(masterAddrOf(e.Payload)) + "|" + a
+				again := selected[k]
+				selected[k] = true
+				if r, ok := c.byAddr[a]; ok && !again {
 					if s, ok := c.at(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
 						c.violate("S6", "%s: sampled as a master at %s, not a replica", what, s.At.Format(time.RFC3339Nano))
 					}

@@ -219,6 +219,11 @@ func TestCheckS6(t *testing.T) {
 	w = failover()
 	w.set("r2", 2900, 3200, func(s *Sample) { s.Role, s.MasterOf = "master", "" })
 	mustHave(t, Check(w.in), "S6", "sampled as a master")
+
+	// B3p: an earlier attempt selected (and promoted) r2, its leader
+	// crashed; the next leader selects r2 again, now a master: allowed.
+	w.event(2800, "s2", "+selected-slave", "slave 10.0.0.2:6379 10.0.0.2 6379 @ m 10.0.0.1 6379")
+	mustNot(t, Check(w.in), "S6")
 }
 
 func TestCheckL1(t *testing.T) {
