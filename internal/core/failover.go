@@ -122,6 +122,14 @@ func (s *Sentinel) failoverWaitStart(m *instance) {
 }
 
 func (s *Sentinel) failoverSelectSlave(m *instance) {
+	if s.tiltExit != 0 && s.now == s.tiltExit {
+		// TILT ended in this tick, while handling the first master: the
+		// replicas' SDOWN flags were not re-evaluated during TILT and are
+		// only refreshed when their turn in this tick comes. Select on
+		// the next tick, with fresh flags (docs/core.md decision 23; sim
+		// seed 600899). sentinel.c selects on the stale flags.
+		return
+	}
 	r := s.selectSlave(m)
 	if r == nil {
 		s.event(LevelWarning, "-failover-abort-no-good-slave", m, s.at(m))

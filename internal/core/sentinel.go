@@ -52,7 +52,10 @@ type Sentinel struct {
 	prevTick  Millis
 	tilt      bool
 	tiltStart Millis
-	simFlags  simFailure
+	// tiltExit is when TILT last ended (tick.go): replica selection waits
+	// for the next tick (failover.go).
+	tiltExit Millis
+	simFlags simFailure
 
 	newer   newerState // Redis 7.2+ / Valkey state (newer.go)
 	out     []Effect

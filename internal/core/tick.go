@@ -54,6 +54,7 @@ func (s *Sentinel) handleInstance(i *instance) {
 			return
 		}
 		s.tilt = false
+		s.tiltExit = s.now
 		s.event(LevelWarning, "-tilt", nil, "#tilt mode exited")
 	}
 	s.checkSubjectivelyDown(i)

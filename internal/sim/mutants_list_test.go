@@ -113,8 +113,8 @@ var mutants = []mutant{
 	{
 		Name: "vote request sent with an unpersisted epoch",
 		File: "vote.go",
-		Old:  "\t\tsi.askPending = true\n\t\ts.revealSend(snd)",
-		New:  "\t\tsi.askPending = true\n\t\ts.emit(snd)",
+		Old:  "\tsi.askPending = true\n\ts.revealSend(snd)",
+		New:  "\tsi.askPending = true\n\ts.emit(snd)",
 	},
 	{
 		Name: "config adopted from a hello not persisted",
@@ -143,8 +143,8 @@ var mutants = []mutant{
 	{
 		Name: "promotion assumed before the replica reported role:master",
 		File: "failover.go",
-		Old:  "func (s *Sentinel) failoverWaitPromotion(m *instance) {\n\tif s.now-m.m.failoverStateChange > m.m.failoverTimeout {",
-		New:  "func (s *Sentinel) failoverWaitPromotion(m *instance) {\n\ts.replicaReportsMaster(m.m.promoted)\n\tif m.m.failoverState == FailoverWaitPromotion && s.now-m.m.failoverStateChange > m.m.failoverTimeout {",
+		Old:  "func (s *Sentinel) failoverWaitPromotion(m *instance) {\n\ts.coordinatedPoll(m)\n\tif s.now-m.m.failoverStateChange > m.m.failoverTimeout {",
+		New:  "func (s *Sentinel) failoverWaitPromotion(m *instance) {\n\ts.coordinatedPoll(m)\n\ts.replicaReportsMaster(m.m.promoted)\n\tif m.m.failoverState == FailoverWaitPromotion && s.now-m.m.failoverStateChange > m.m.failoverTimeout {",
 	},
 	{
 		Name: "parallel-syncs off by one the other way",
