@@ -27,6 +27,11 @@ func (s *Sentinel) durable() bool { return s.persist.failedAt == 0 }
 // non-durable sentinel grants no vote and starts no failover.
 func (s *Sentinel) Durable() bool { return s.durable() }
 
+// Changes counts the changes of persisted state so far (each one is
+// covered by a later Persist). A caller that inspects the state after
+// steps (the simulator's checks) can skip steps that did not change it.
+func (s *Sentinel) Changes() uint64 { return s.persist.changes }
+
 // becomeNonDurable records a failed Persist.
 func (s *Sentinel) becomeNonDurable(err error) {
 	p := &s.persist

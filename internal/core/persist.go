@@ -18,6 +18,8 @@ type persistState struct {
 	// refusedEpoch is the last vote request epoch refused while
 	// non-durable (logged once per epoch).
 	refusedEpoch uint64
+	// changes counts markDirty calls ([Sentinel.Changes]).
+	changes uint64
 	// holdMaster is the master whose events are held for the rest of
 	// the current step (event.go); reset at every step.
 	holdMaster *instance
@@ -37,6 +39,7 @@ type heldEffect struct {
 // markDirty records a change of persisted state (sentinelFlushConfig).
 func (s *Sentinel) markDirty() {
 	p := &s.persist
+	p.changes++
 	p.dirty = true
 	p.needSeq = p.lastSeq + 1
 }

@@ -48,19 +48,28 @@ func init() {
 		Post: func(r *RunResult, in *workload.Input, top *Topology) {
 			from := unixTime(r.Extra["ro_at_unix"])
 			to := unixTime(r.Extra["restart_at_unix"])
-			// A vote is granted when it reaches the candidate: count the
-			// epochs in which a peer logged "<h3's myid> voted for <leader>
-			// <epoch>" (sentinelReceiveIsMasterDownReply; gosentinel logs
-			// the same line) while h3 ran on the read-only dir. h3's own
-			// +vote-for-leader events are counted apart: redis-sentinel
-			// publishes one before it tries to save, gosentinel only once
-			// the vote is on disk, so they are no proof of a vote granted.
-			r.Extra["votes_while_readonly"] = float64(votesGrantedBy(top, "h3", myIDOf(in.ConfigFiles["sentinel-h3"]), from, to))
+			// A vote is granted when it reaches the candidate: the epochs in
+			// which a peer logged "<h3's myid> voted for <leader> <epoch>"
+			// (sentinelReceiveIsMasterDownReply; gosentinel logs the same
+			// line) while h3 ran on the read-only dir, plus those of h3's own
+			// +vote-for-leader events (its vote for itself, which no peer
+			// logs). The events alone would not do: gosentinel publishes one
+			// only once the vote is on disk (issue 15 item 6), so a
+			// non-durable gosentinel shows none whatever it answers;
+			// redis-sentinel publishes it before trying to save.
+			epochs := votesGrantedBy(top, "h3", myIDOf(in.ConfigFiles["sentinel-h3"]), from, to)
 			events := 0
 			for _, ev := range in.Events {
 				if ev.Sentinel == "sentinel-h3" && ev.Channel == "+vote-for-leader" && ev.At.After(from) && ev.At.Before(to) {
 					events++
+					if f := strings.Fields(ev.Payload); len(f) == 2 && epochs != nil {
+						epochs[f[1]] = true
+					}
 				}
+			}
+			r.Extra["votes_while_readonly"] = -1 // h3's myid unknown
+			if epochs != nil {
+				r.Extra["votes_while_readonly"] = float64(len(epochs))
 			}
 			r.Extra["vote_events_while_readonly"] = float64(events)
 			r.Extra["error_logged"] = boolf(logMentions(top, "sentinel-h3", "read-only", "readonly", "erofs", "not able to save", "persist"))
@@ -116,12 +125,12 @@ func myIDOf(conf []byte) string {
 // <year> <hh:mm:ss.mmm> <level char> <message>".
 var logLine = regexp.MustCompile(`^\d+:[A-Z] (\d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}\.\d{3}) . (.*)$`)
 
-// votesGrantedBy counts the distinct epochs in which a sentinel other than
-// the one on host voter logged, between from and to, that the sentinel
-// with myid voted for a leader. -1 when myid is unknown.
-func votesGrantedBy(top *Topology, voter, myid string, from, to time.Time) int {
+// votesGrantedBy returns the epochs in which a sentinel other than the one
+// on host voter logged, between from and to, that the sentinel with myid
+// voted for a leader; nil when myid is unknown.
+func votesGrantedBy(top *Topology, voter, myid string, from, to time.Time) map[string]bool {
 	if myid == "" {
-		return -1
+		return nil
 	}
 	epochs := map[string]bool{}
 	for _, h := range top.SentinelHosts {
@@ -150,7 +159,7 @@ func votesGrantedBy(top *Topology, voter, myid string, from, to time.Time) int {
 			}
 		}
 	}
-	return len(epochs)
+	return epochs
 }
 
 // logMentions reports whether the named process's output files mention

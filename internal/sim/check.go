@@ -80,6 +80,8 @@ type masterCheck struct {
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
 	voteOtherV    int64 // the same in virtual time (late.go)
+	paceResetV    int64 // virtual time pacing last restarted (address change)
+	attemptV      int64 // virtual time of the last attempt
 
 	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
 }
@@ -254,8 +256,8 @@ func (c *checker) unanswered(w *World) {
 // afterStep checks the state of s after a step: votes (S1), elections of
 // the step (S2), epochs and addresses (S4, S9). The masters' views are
 // costly to build, so they are only examined after steps that emitted an
-// event or a Persist: a vote, an address or a config epoch change always
-// comes with one (at the latest with the Persist of the PersistDone step).
+// event or a Persist or changed persisted state (core Changes): a vote
+// whose Persist is coalesced and whose events are held shows in neither.
 func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 	ch := &s.chk
 	cur := s.core.CurrentEpoch()
@@ -334,6 +336,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		x.hasAttempt, x.hasVoteOther = false, false
+		x.paceResetV = w.sch.now
 		x.reconf = nil // the failover is over, whichever way it ended
 		// sentinelResetMaster clears the master's flags and re-creates
 		// its replicas: no SDOWN/ODOWN, no replica SDOWN.

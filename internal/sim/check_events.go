@@ -49,7 +49,7 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		name := masterOf(e.Msg)
 		x := ch.mc(name)
 		if v, _ := view(s, name); v.ForcedFailover {
-			x.lastAttempt, x.hasAttempt = now, true
+			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, w.sch.now
 			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
 		}
 		odown := x.odown
@@ -63,7 +63,16 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 			w.violate("S5", s, "+try-failover in TILT")
 		}
 		lim := 2 * c.opt.FailoverTimeout
-		if x.hasAttempt && now-x.lastAttempt < lim {
+		evV := w.sch.now // virtual time of this attempt
+		if late != nil && len(late) > 0 {
+			evV = late[0].virtual
+		}
+		// A vote for another sentinel after the previous attempt moved the
+		// core's reference (failover_start_time) to the vote: the vote
+		// check below covers it, and measuring from the attempt would be
+		// wrong across a clock jump (local times out of order).
+		votedSince := x.hasVoteOther && x.voteOtherV > x.attemptV
+		if x.hasAttempt && !votedSince && now-x.lastAttempt < lim {
 			w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)", now-x.lastAttempt, lim)
 		}
 		// Not a vote made after the attempt (which a late event can follow).
@@ -71,7 +80,9 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		if x.hasVoteOther && voteBefore && now-x.lastVoteOther < lim {
 			w.violate("S7", s, "failover attempt %dms after voting for another sentinel (< 2×failover-timeout = %d)", now-x.lastVoteOther, lim)
 		}
-		x.lastAttempt, x.hasAttempt = now, true
+		if late == nil || len(late) > 0 && late[0].virtual >= x.paceResetV {
+			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, evV
+		} // else: an attempt from before the address change that restarted pacing
 	case "+elected-leader":
 		if tilt {
 			w.violate("S5", s, "+elected-leader in TILT")

@@ -206,6 +206,9 @@ func (c *checker) sdownTruth(w *World, s *sentinel, typ, a string, now int64) {
 	if s.lastJump >= bound && s.lastJump > 0 {
 		return // silence measured across a clock jump (below tilt-trigger if several add up)
 	}
+	if bound > now {
+		return // a late event (late.go): the reply came after it, the one before is forgotten
+	}
 	if now-bound <= c.opt.DownAfter {
 		w.violate("D1", s, "+sdown %s %s only %dms after its last valid reply or creation (down-after %d)", typ, a, now-bound, c.opt.DownAfter)
 	}

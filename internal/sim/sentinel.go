@@ -172,12 +172,15 @@ func (w *World) step(s *sentinel, ev core.Event) {
 		w.chk.heardReply(s, e, now)
 	}
 	w.chk.beforeRules(w, s, ev, now)
+	changes := s.core.Changes()
 	effects := s.core.Step(now, ev)
 	if w.trace != nil {
 		w.tracef("s%d <- %s", s.id, describeEvent(ev))
 	}
 	inc := s.inc
-	full := false // the step may have changed the master's config
+	// The step may have changed the master's config: a vote whose Persist
+	// is coalesced and whose events are held shows in neither (late.go).
+	full := s.core.Changes() != changes
 	for _, e := range effects {
 		if s.inc != inc || !s.up {
 			return // an Exit effect crashed the process
