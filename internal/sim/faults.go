@@ -462,6 +462,9 @@ func (w *World) healAll() {
 
 // nodeName names a node for the trace.
 func (w *World) nodeName(id int) string {
+	if id < 0 {
+		return "nowhere"
+	}
 	if id < len(w.inst) {
 		return "redis:" + w.inst[id].addr.IP
 	}

@@ -227,7 +227,9 @@ func (w *World) resetConn(c *conn) {
 		return
 	}
 	w.dropConn(c)
-	w.netDisturbed[c.target] = w.sch.now
+	if c.target >= 0 { // -1: a dial to nowhere (an old IP, a name that does not resolve) not failed yet
+		w.netDisturbed[c.target] = w.sch.now
+	}
 	w.netDisturbed[c.owner.node] = w.sch.now
 	s, inc := c.owner, c.ownerInc
 	w.sch.after(w.latency(), func() {
