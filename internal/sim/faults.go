@@ -463,7 +463,7 @@ func (w *World) healAll() {
 // nodeName names a node for the trace.
 func (w *World) nodeName(id int) string {
 	if id < 0 {
-		return "(unresolved name)" // a dial whose hostname did not resolve
+		return "nowhere"
 	}
 	if id < len(w.inst) {
 		return "redis:" + w.inst[id].addr.IP

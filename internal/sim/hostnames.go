@@ -73,6 +73,10 @@ func (w *World) moveName(f Fault) {
 	in := w.inst[f.n(0, len(w.inst))]
 	if in.up {
 		w.crashInstance(in)
+	} else {
+		// A dial still retrying its SYN towards the old IP must not land
+		// on the new one (seeds 700741, 703179).
+		w.resetConnsOf(in.id)
 	}
 	w.ipMoves++
 	old := in.addr.IP

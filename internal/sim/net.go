@@ -227,7 +227,7 @@ func (w *World) resetConn(c *conn) {
 		return
 	}
 	w.dropConn(c)
-	if c.target >= 0 { // a dial to a name that did not resolve has no server end
+	if c.target >= 0 { // -1: a dial to nowhere (an old IP, a name that does not resolve) not failed yet
 		w.netDisturbed[c.target] = w.sch.now
 	}
 	w.netDisturbed[c.owner.node] = w.sch.now

@@ -69,3 +69,24 @@ func TestLookupFindsInstancesAndSentinels(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashWithADialToNowhere: a sentinel that crashes while a dial to an
+// address where nothing is (an old IP after a name moved, a name that does
+// not resolve) has not failed yet resets that connection too — without
+// touching the bookkeeping of a node that does not exist (the 10 000-seed
+// run of round three panicked there before it was guarded).
+func TestCrashWithADialToNowhere(t *testing.T) {
+	w := testWorld(t)
+	s := w.sent[0]
+	w.startSentinel(s)
+	w.dial(s, core.Connect{Link: 1, Conn: 99, Type: core.ConnCmd, Addr: core.Addr{Host: "gone.sim", Port: 6379}})
+	c := s.conns[99]
+	if c == nil || c.target != -1 {
+		t.Fatalf("dial to an unresolvable name: conn %+v, want target -1", c)
+	}
+	w.crashSentinel(s) // resets every connection of s
+	if !c.closed {
+		t.Fatal("the pending dial survived the crash")
+	}
+	w.tracef("%s", w.nodeName(c.target))
+}
