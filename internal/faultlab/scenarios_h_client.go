@@ -71,8 +71,8 @@ func setAcksOnReplica(r *RunResult, in *workload.Input, top *Topology) {
 	r.Extra["acks_on_replica"] = float64(n)
 }
 
-// errorReplies counts, per writer, the operations whose error starts with
-// one of the prefixes (e.g. "READONLY").
+// errorReplies counts, per writer, the operations invoked in [from, to]
+// whose error contains prefix (e.g. "READONLY"; "" = any error).
 func errorReplies(in *workload.Input, from, to time.Time, prefix string) map[string]int {
 	out := map[string]int{}
 	for _, op := range in.Ops {
