@@ -24,9 +24,10 @@ func QueueKeys(w string) []string {
 	return []string{"queue:" + w + ":0", "queue:" + w + ":1"}
 }
 
-// queueBlock is BRPOP's timeout: short, so a consumer blocked when the
-// writer stops returns well within the clients' read timeout.
-const queueBlock = 300 * time.Millisecond
+// queueBlock is BRPOP's timeout: 1 s, the least go-redis sends (it
+// truncates shorter ones); both clients extend the read deadline of a
+// blocking command by its timeout.
+const queueBlock = time.Second
 
 // idsPerOp is how many ids one operation of the writer's mode uses.
 func (w *Writer) idsPerOp() int {
@@ -114,41 +115,41 @@ func (w *Writer) writeKind(seq int) []Op {
 
 // consume is the queue writer's consumer: BRPOP on its lists until ctx
 // ends, one Op of KindDequeue per delivered id (empty pops are not
-// recorded). BRPOP carries one more key, a token unique to the attempt
+// recorded). BRPOP runs alone on a dedicated connection, followed by
+// CLIENT INFO on the same connection: both clients extend the read
+// deadline of a lone blocking command by its timeout, but go-redis does
+// not inside a pipeline, where a BRPOP blocking longer than ReadTimeout
+// times out and is resent (each resend may take an id whose reply is
+// then lost). BRPOP carries one more key, a token unique to the attempt
 // that no list has, so the send tracker tells a pop that never left the
-// process (fail) from one that may have popped (unknown).
+// process (fail) from one that may have taken an id (unknown).
 func (w *Writer) consume(ctx context.Context) {
 	defer w.wg.Done()
 	keys := QueueKeys(w.cfg.Name)
+	cn := w.rdb.Conn()
+	defer func() { _ = cn.Close() }()
 	for n := 1; ctx.Err() == nil; n++ {
 		token := w.cfg.Name + "-pop" + strconv.Itoa(n)
 		w.tracker.begin(token)
 		octx, cancel := w.opContext()
 		op := Op{Writer: w.cfg.Name, Kind: KindDequeue, Replicas: -1, Invoke: time.Now()}
-		var pop *redis.StringSliceCmd
-		var info *redis.Cmd
-		_, err := w.rdb.Pipelined(octx, func(p redis.Pipeliner) error {
-			pop = p.BRPop(octx, queueBlock, append(append([]string(nil), keys...), token)...)
-			info = p.Do(octx, "CLIENT", "INFO")
-			return nil
-		})
-		cancel()
+		pop := cn.BRPop(octx, queueBlock, append(append([]string(nil), keys...), token)...)
 		op.Complete = time.Now()
 		op.Sent = w.tracker.end(token)
-		if info != nil && info.Err() == nil {
-			if s, e := info.Text(); e == nil {
+		perr := pop.Err()
+		if perr == nil || errors.Is(perr, redis.Nil) {
+			if s, e := cn.Do(octx, "CLIENT", "INFO").Text(); e == nil {
 				op.Node = laddr(s)
 			}
 		}
-		perr := err
-		if pop != nil {
-			perr = pop.Err()
-		}
+		cancel()
 		switch {
-		case perr == nil && pop != nil && len(pop.Val()) == 2:
+		case perr == nil && len(pop.Val()) == 2:
 			op.Key, op.ID, op.Result = pop.Val()[0], pop.Val()[1], ResultOK
 		case errors.Is(perr, redis.Nil):
 			continue // nothing to take
+		case perr == nil:
+			op.Result, op.Err = ResultUnknown, "BRPOP: unexpected reply"
 		case op.Sent == 0 || (op.Sent == 1 && isErrorReply(perr)):
 			op.Result, op.Err = ResultFail, perr.Error()
 		default:
@@ -156,7 +157,10 @@ func (w *Writer) consume(ctx context.Context) {
 		}
 		w.record(op)
 		if op.Result != ResultOK {
-			// Do not spin while the cluster has no master.
+			// A fresh connection (the old one may be dead or on the old
+			// master), and no spinning while the cluster has no master.
+			_ = cn.Close()
+			cn = w.rdb.Conn()
 			t := time.NewTimer(50 * time.Millisecond)
 			select {
 			case <-ctx.Done():
