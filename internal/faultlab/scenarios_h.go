@@ -95,14 +95,6 @@ func init() {
 				return r.Extra["ok_during_outage"] > 0, fmt.Sprintf("ok_during_outage = %g", r.Extra["ok_during_outage"])
 			}}},
 	}, &Scenario{
-		ID: "H4", Title: "READONLY / MASTERDOWN / LOADING replies",
-		NotYet: "needs a node that answers those errors on demand; covered by the client's own tests, not the lab yet",
-	}, &Scenario{
-		ID: "H5", Title: "blocking commands, pipelines, MULTI across a failover",
-		NotYet: "the workload only does list appends; BRPOP/MULTI writers are not written yet",
-	}, &Scenario{
-		ID: "H6", Title: "sentinels disagree", NotYet: "covered by C8 (the client prefers the answer confirmed by ROLE); no separate schedule",
-	}, &Scenario{
 		ID: "F1", Title: "requirepass on sentinels", NotYet: "auth and ACL setups are not wired into the lab topology yet",
 	}, &Scenario{
 		ID: "F2", Title: "auth-pass rotation", NotYet: "auth and ACL setups are not wired into the lab topology yet",

@@ -34,6 +34,9 @@ type Setup struct {
 	// sentinels, monitor and replicaof by host name, replicas announce
 	// their host name.
 	Hostnames bool
+	// RedisConf are extra lines for every redis.conf (e.g. settings that
+	// CONFIG SET cannot change, such as enable-debug-command).
+	RedisConf []string
 	// SentinelTmpfs, when set (e.g. "64k"), mounts each sentinel's config
 	// directory as a tmpfs of that size (for the full-disk fault).
 	SentinelTmpfs string

@@ -224,6 +224,9 @@ func (t *Topology) redisConf(h string) string {
 	if t.Setup.Hostnames {
 		fmt.Fprintf(&b, "replica-announce-ip %s\n", h)
 	}
+	for _, l := range t.Setup.RedisConf {
+		b.WriteString(l + "\n")
+	}
 	return b.String()
 }
 

@@ -75,6 +75,9 @@ type Report struct {
 	MaxQuorumMasters int
 	// Duplicates counts ids present more than once in the final read.
 	Duplicates int
+	// TornTx counts MULTI/EXEC transactions (Op.Tx) of which some ids are
+	// in the final read and others not (violation W2).
+	TornTx int
 	// FailedApplied counts ids recorded "fail" yet present in the final
 	// read (a misclassification: violation W1).
 	FailedApplied int

@@ -18,8 +18,18 @@ func (c *checker) writes() {
 	firstOK := map[string]time.Time{}
 	writers := map[string]bool{}
 	for _, op := range c.in.Ops {
-		invoked[op.ID] = op
 		writers[op.Writer] = true
+		if op.Kind != "" {
+			// Queue operations (CheckQueue): an acknowledged enqueue still
+			// ends the writer's outage.
+			if op.Kind == KindEnqueue && op.Result == ResultOK && c.recovered(op) {
+				if t, ok := firstOK[op.Writer]; !ok || op.Complete.Before(t) {
+					firstOK[op.Writer] = op.Complete
+				}
+			}
+			continue
+		}
+		invoked[op.ID] = op
 		c.r.Writes++
 		pw := c.r.PerWriter[op.Writer]
 		pw.Writes++
@@ -68,6 +78,7 @@ func (c *checker) writes() {
 			c.r.Duplicates++
 		}
 	}
+	c.tornTx(final)
 	if c.in.FaultAt.IsZero() {
 		return
 	}
@@ -139,7 +150,7 @@ func (c *checker) stale() {
 		}
 	}
 	for _, op := range c.in.Ops {
-		if op.Result != ResultOK || op.Node == "" {
+		if op.Result != ResultOK || op.Node == "" || op.Kind == KindDequeue {
 			continue
 		}
 		for _, iv := range away[c.norm(op.Node)] {

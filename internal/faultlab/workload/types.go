@@ -42,6 +42,23 @@ const (
 	ModeWait1 WriteMode = "wait1"
 	// ModeWaitAll adds WAIT <Replicas> 100 after each RPUSH.
 	ModeWaitAll WriteMode = "waitall"
+	// ModePipeline sends PipelineDepth RPUSHes (one id each) in one
+	// pipeline; each id is one Op (writer_kinds.go).
+	ModePipeline WriteMode = "pipeline"
+	// ModeMulti sends MULTI, RPUSH to two lists, EXEC: two Ops sharing
+	// Op.Tx, which must be applied together or not at all (check_tx.go).
+	ModeMulti WriteMode = "multi"
+	// ModeQueue is a queue: the workers LPUSH ids to the writer's own
+	// lists (QueueKeys) with WAIT 1, and one consumer takes them with
+	// BRPOP; enqueues are Ops of KindEnqueue, deliveries of KindDequeue
+	// (CheckQueue).
+	ModeQueue WriteMode = "queue"
+)
+
+// Op kinds: the list-append writes that Check judges have Kind "".
+const (
+	KindEnqueue = "enqueue"
+	KindDequeue = "dequeue"
 )
 
 // Result is the outcome of one operation.
@@ -77,6 +94,12 @@ type Op struct {
 	Sent int
 	// Replicas is WAIT's reply (-1 when no WAIT was sent or answered).
 	Replicas int
+	// Kind is "" for a list append, KindEnqueue or KindDequeue for the
+	// queue writer (Check skips them; CheckQueue judges them).
+	Kind string `json:",omitempty"`
+	// Tx names the transaction (ModeMulti) the write belongs to: its
+	// first id ("" outside a transaction).
+	Tx string `json:",omitempty"`
 }
 
 // Target is one node the sampler watches.

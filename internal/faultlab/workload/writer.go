@@ -74,7 +74,7 @@ func (c *WriterConfig) withDefaults() (WriterConfig, error) {
 	switch o.Mode {
 	case "":
 		o.Mode = ModePlain
-	case ModePlain, ModeWait1:
+	case ModePlain, ModeWait1, ModePipeline, ModeMulti, ModeQueue:
 	case ModeWaitAll:
 		if o.Replicas <= 0 {
 			return o, fmt.Errorf("%w: mode %s needs Replicas > 0", ErrBadConfig, o.Mode)
@@ -147,6 +147,10 @@ func StartWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	for i := 0; i < c.Workers; i++ {
 		go w.work(wctx)
 	}
+	if c.Mode == ModeQueue {
+		w.wg.Add(1)
+		go w.consume(wctx)
+	}
 	go func() { w.wg.Wait(); stop(); close(w.done) }()
 	return w, nil
 }
@@ -207,8 +211,8 @@ func (w *Writer) work(ctx context.Context) {
 	for {
 		w.mu.Lock()
 		d, ok := w.bucket.wait(ctx, time.Now())
-		w.seq++
-		seq := w.seq
+		seq := w.seq + 1
+		w.seq += w.idsPerOp()
 		w.mu.Unlock()
 		if !ok {
 			return
@@ -222,12 +226,13 @@ func (w *Writer) work(ctx context.Context) {
 			case <-t.C:
 			}
 		}
+		if w.cfg.Mode == ModePipeline || w.cfg.Mode == ModeMulti || w.cfg.Mode == ModeQueue {
+			w.record(w.writeKind(seq)...)
+			continue
+		}
 		id := w.cfg.Name + "-" + strconv.Itoa(seq)
 		key := "log:" + strconv.Itoa(seq%w.cfg.Keys)
-		op := w.write(id, key)
-		w.mu.Lock()
-		w.ops = append(w.ops, op)
-		w.mu.Unlock()
+		w.record(w.write(id, key))
 	}
 }
 
