@@ -102,15 +102,5 @@ func init() {
 		NotYet: "the workload only does list appends; BRPOP/MULTI writers are not written yet",
 	}, &Scenario{
 		ID: "H6", Title: "sentinels disagree", NotYet: "covered by C8 (the client prefers the answer confirmed by ROLE); no separate schedule",
-	}, &Scenario{
-		ID: "F1", Title: "requirepass on sentinels", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F2", Title: "auth-pass rotation", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F3", Title: "minimal ACL for the sentinel user", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F6", Title: "deny-scripts-reconfig", NotYet: "functional check, covered by cmd/gosentinel tests; not a lab schedule yet",
-	}, &Scenario{
-		ID: "F7", Title: "notification scripts misbehaving", NotYet: "script timeouts and queue limits are not scheduled in the lab yet",
 	})
 }
