@@ -161,8 +161,6 @@ func init() {
 		Criteria: []Criterion{noFailover(), extraEquals("script_set_accepted", 0, "SENTINEL SET of a script path → -ERR"),
 			extraEquals("script_lines_in_config", 0, "script paths unchanged"),
 			extraEquals("control_set_ok", 3, "SENTINEL SET of another option works")},
-	}, &Scenario{
-		ID: "F7", Title: "notification scripts misbehaving", NotYet: "script timeouts and queue limits are not scheduled in the lab yet",
 	})
 }
 

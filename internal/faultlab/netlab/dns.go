@@ -31,6 +31,8 @@ type DNSServer struct {
 	conn  net.PacketConn
 	delay atomic.Int64 // nanoseconds
 	n     atomic.Int64
+	dn    atomic.Int64 // queries answered with a delay
+	only  atomic.Value // map[string]bool: source IPs delayed (nil: all)
 	wg    sync.WaitGroup
 	once  sync.Once
 }
@@ -81,11 +83,40 @@ func (l *Lab) DNS() *DNSServer {
 	return l.dns
 }
 
-// SetDelay sets the delay of every answer from now on.
-func (d *DNSServer) SetDelay(delay time.Duration) { d.delay.Store(int64(delay)) }
+// SetDelay sets the delay of the answers from now on: to queries from the
+// given hosts only, or to every query when none is given.
+func (d *DNSServer) SetDelay(delay time.Duration, from ...*Host) {
+	var only map[string]bool
+	if len(from) > 0 {
+		only = map[string]bool{}
+		for _, h := range from {
+			only[h.IP()] = true
+		}
+	}
+	d.only.Store(only)
+	d.delay.Store(int64(delay))
+}
 
 // Queries is the number of queries received so far.
 func (d *DNSServer) Queries() int64 { return d.n.Load() }
+
+// Delayed is the number of queries answered with a delay so far.
+func (d *DNSServer) Delayed() int64 { return d.dn.Load() }
+
+func (d *DNSServer) delayFor(from net.Addr) time.Duration {
+	delay := time.Duration(d.delay.Load())
+	if delay <= 0 {
+		return 0
+	}
+	if only, _ := d.only.Load().(map[string]bool); only != nil {
+		ua, ok := from.(*net.UDPAddr)
+		if !ok || !only[ua.IP.String()] {
+			return 0
+		}
+	}
+	d.dn.Add(1)
+	return delay
+}
 
 // Close stops the server and restores the hosts files and resolv.conf of
 // every host (names from the hosts files again). It is idempotent.
@@ -122,7 +153,7 @@ func (d *DNSServer) serve() {
 		if resp == nil {
 			continue
 		}
-		delay := time.Duration(d.delay.Load())
+		delay := d.delayFor(from)
 		inflight.Add(1)
 		go func() {
 			defer inflight.Done()

@@ -43,6 +43,18 @@ func TestDNSServer(t *testing.T) {
 	if el := time.Since(start); el < 700*time.Millisecond {
 		t.Fatalf("a delayed lookup took %v, want >= 700ms", el)
 	}
+	if d.Delayed() == 0 {
+		t.Fatal("no query counted as delayed")
+	}
+	// A delay for queries from b only: a's lookups are answered at once.
+	d.SetDelay(3*time.Second, b)
+	start = time.Now()
+	if ip, err := getent(t, p.Exec, "b"); err != nil || ip != b.IP() {
+		t.Fatalf("delay for b only: b resolves to %q (%v), want %s", ip, err, b.IP())
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("a's lookup took %v with a delay for b only", el)
+	}
 	d.SetDelay(0)
 	if _, err := getent(t, p.Exec, "nosuchhost"); err == nil {
 		t.Fatal("an unknown name resolved")

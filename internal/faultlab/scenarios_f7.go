@@ -1,0 +1,344 @@
+package faultlab
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// F7 drives the notification script of the sentinel on h1 with SENTINEL
+// RESET (each one is a +reset-master event, a warning, so it queues one
+// script job). The script's behaviour is chosen by a mode file: "hold"
+// (runs 3600 s unless released), "fail" (exits 1 at once), "ok".
+const f7Script = `#!/bin/sh
+d=%q
+echo "start $$ $(date +%%s.%%N) $1" >> "$d/runs.log"
+ls -l /proc/$$/fd > "$d/fd.$$" 2>&1
+mode=$(cat "$d/mode" 2>/dev/null)
+case "$mode" in
+hold)
+	i=0
+	while [ $i -lt 3600 ] && [ ! -e "$d/release" ]; do sleep 1; i=$((i+1)); done ;;
+fail)
+	exit 1 ;;
+esac
+exit 0
+`
+
+// The limits of Sentinel's script runner (sentinel.c SENTINEL_SCRIPT_*).
+const (
+	f7Events     = 300
+	f7MaxQueue   = 256
+	f7MaxRunning = 16
+	f7MaxRetry   = 10
+	f7MaxRuntime = 60 * time.Second
+)
+
+func f7Dir(t *Topology) string { return filepath.Join(t.Dir, "f7") }
+
+func f7Prepare(ctx context.Context, t *Topology) error {
+	d := f7Dir(t)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return fmt.Errorf("f7 dir: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "notify.sh"), []byte(fmt.Sprintf(f7Script, d)), 0o755); err != nil {
+		return fmt.Errorf("f7 script: %w", err)
+	}
+	return os.WriteFile(filepath.Join(d, "mode"), []byte("ok\n"), 0o644)
+}
+
+// f7Run is one script run, from the script's own log line.
+type f7Run struct {
+	pid     int
+	start   time.Time
+	mode    string // the mode when the runner first saw it
+	end     time.Time
+	endSeen bool
+}
+
+// f7Watch polls the sentinel's script counters and the script processes.
+type f7Watch struct {
+	mu                   sync.Mutex
+	maxRunning, maxQueue int
+	maxProcs, maxRetry   int
+	running, queue       int
+	runs                 map[int]*f7Run
+	order                []int
+	logOff               int64
+	mode                 string
+	infoErrs             int
+}
+
+func (w *f7Watch) poll(ctx context.Context, e *Env, dir string, withPending bool) {
+	info, err := e.Top.SentinelDo(ctx, "h1", "INFO", "sentinel")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		s := fmt.Sprint(info)
+		w.running = infoInt(s, "sentinel_running_scripts")
+		w.queue = infoInt(s, "sentinel_scripts_queue_length")
+		w.maxRunning = max(w.maxRunning, w.running)
+		w.maxQueue = max(w.maxQueue, w.queue)
+	} else {
+		w.infoErrs++
+	}
+	// New runs from the script's log.
+	if f, err := os.Open(filepath.Join(dir, "runs.log")); err == nil {
+		if _, err := f.Seek(w.logOff, 0); err == nil {
+			r := bufio.NewReader(f)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					break
+				}
+				w.logOff += int64(len(line))
+				fs := strings.Fields(line)
+				if len(fs) < 3 {
+					continue
+				}
+				pid, _ := strconv.Atoi(fs[1])
+				ts, _ := strconv.ParseFloat(fs[2], 64)
+				w.runs[pid] = &f7Run{pid: pid, start: time.UnixMicro(int64(ts * 1e6)), mode: w.mode}
+				w.order = append(w.order, pid)
+			}
+		}
+		f.Close()
+	}
+	alive := 0
+	now := time.Now()
+	for _, pid := range w.order {
+		r := w.runs[pid]
+		if r.endSeen {
+			continue
+		}
+		if procAlive(pid) {
+			alive++
+		} else {
+			r.end, r.endSeen = now, true
+		}
+	}
+	w.maxProcs = max(w.maxProcs, alive)
+	if withPending {
+		if v, err := e.Top.SentinelDo(ctx, "h1", "SENTINEL", "PENDING-SCRIPTS"); err == nil {
+			l, _ := v.([]any)
+			for _, j := range l {
+				n, _ := strconv.Atoi(flat(j)["retry-num"])
+				w.maxRetry = max(w.maxRetry, n)
+			}
+		}
+	}
+}
+
+func (w *f7Watch) setMode(dir, mode string) error {
+	w.mu.Lock()
+	w.mode = mode
+	w.mu.Unlock()
+	return os.WriteFile(filepath.Join(dir, "mode"), []byte(mode+"\n"), 0o644)
+}
+
+func (w *f7Watch) counters() (running, queue int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.running, w.queue
+}
+
+// procAlive: the process exists and is not a zombie.
+func procAlive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndex(s, ")")
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+func infoInt(info, key string) int {
+	i := strings.Index(info, key+":")
+	if i < 0 {
+		return -1
+	}
+	rest := info[i+len(key)+1:]
+	if j := strings.IndexAny(rest, "\r\n"); j >= 0 {
+		rest = rest[:j]
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(rest))
+	return n
+}
+
+// f7InheritedFDs counts, over every run's descriptor listing, the
+// descriptors beyond 0-2 other than the script file the shell reads.
+func f7InheritedFDs(dir string, notes *[]string) int {
+	files, _ := filepath.Glob(filepath.Join(dir, "fd.*"))
+	script := filepath.Join(dir, "notify.sh")
+	n := 0
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			i := strings.Index(l, " -> ")
+			if i < 0 {
+				continue
+			}
+			fs := strings.Fields(l[:i])
+			fd := fs[len(fs)-1]
+			target := l[i+4:]
+			if fd == "0" || fd == "1" || fd == "2" || target == script {
+				continue
+			}
+			n++
+			if !seen[fd+target] && len(seen) < 10 {
+				seen[fd+target] = true
+				*notes = append(*notes, fmt.Sprintf("inherited fd %s -> %s", fd, target))
+			}
+		}
+	}
+	return n
+}
+
+func f7Schedule(ctx context.Context, e *Env) error {
+	dir := f7Dir(e.Top)
+	w := &f7Watch{runs: map[int]*f7Run{}, mode: "ok"}
+	pctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; pctx.Err() == nil; i++ {
+			w.poll(pctx, e, dir, i%5 == 0)
+			select {
+			case <-pctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	defer func() { stop(); <-done }()
+
+	// Phase 1: scripts that hang, and 300 events.
+	if err := w.setMode(dir, "hold"); err != nil {
+		return err
+	}
+	e.Fault()
+	start := time.Now()
+	for i := 0; i < f7Events; i++ {
+		if _, err := e.Top.SentinelDo(ctx, "h1", "SENTINEL", "RESET", MasterName); err != nil {
+			return fmt.Errorf("SENTINEL RESET %d: %w", i, err)
+		}
+	}
+	e.Set("events_s", secs(time.Since(start)))
+	if err := e.Sleep(ctx, f7MaxRuntime+6*time.Second-time.Since(start)); err != nil {
+		return err
+	}
+	// Phase 2: release the hung scripts; from now on every run exits 1.
+	if err := w.setMode(dir, "fail"); err != nil {
+		return err
+	}
+	releaseAt := time.Now()
+	if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o644); err != nil {
+		return err
+	}
+	if err := e.Sleep(ctx, 35*time.Second); err != nil {
+		return err
+	}
+	// Phase 3: scripts succeed again; the retries drain the queue.
+	if err := w.setMode(dir, "ok"); err != nil {
+		return err
+	}
+	okAt := time.Now()
+	zero := -1.0
+	for time.Since(okAt) < 150*time.Second {
+		if err := e.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+		if r, q := w.counters(); r == 0 && q == 0 {
+			zero = secs(time.Since(okAt))
+			break
+		}
+	}
+	stop()
+	<-done
+	w.poll(ctx, e, dir, true)
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	killed, late, held := 0, 0, 0
+	maxRT, minRT := 0.0, -1.0
+	for _, pid := range w.order {
+		r := w.runs[pid]
+		if r.mode != "hold" || !r.start.Before(releaseAt) {
+			continue
+		}
+		held++
+		end := releaseAt
+		if r.endSeen && r.end.Before(releaseAt) {
+			end = r.end
+			killed++
+			rt := secs(end.Sub(r.start))
+			maxRT = max(maxRT, rt)
+			if minRT < 0 || rt < minRT {
+				minRT = rt
+			}
+		}
+		if end.Sub(r.start) > f7MaxRuntime+2*time.Second {
+			late++
+		}
+	}
+	e.Set("script_runs", float64(len(w.order)))
+	e.Set("held_scripts", float64(held))
+	e.Set("killed_scripts", float64(killed))
+	e.Set("killed_runtime_max_s", maxRT)
+	e.Set("killed_runtime_min_s", minRT)
+	e.Set("held_past_62s", float64(late))
+	e.Set("max_running", float64(w.maxRunning))
+	e.Set("max_script_procs", float64(w.maxProcs))
+	e.Set("max_queue", float64(w.maxQueue))
+	e.Set("max_retry_num", float64(w.maxRetry))
+	e.Set("counters_zero_s", zero)
+	if w.infoErrs > 0 {
+		e.Note("INFO sentinel failed %d times during the run", w.infoErrs)
+	}
+	var notes []string
+	e.Set("inherited_fds", float64(f7InheritedFDs(dir, &notes)))
+	for _, n := range notes {
+		e.Note("%s", n)
+	}
+	e.Heal()
+	return nil
+}
+
+func init() {
+	register(&Scenario{
+		ID: "F7", Title: "notification scripts misbehaving",
+		Setup: Setup{NoWriters: true, Prepare: f7Prepare, SentinelExtra: func(t *Topology, h string) string {
+			return fmt.Sprintf("sentinel notification-script %s %s\n", MasterName, filepath.Join(f7Dir(t), "notify.sh"))
+		}},
+		Fault: "notification script on every sentinel; 300 × SENTINEL RESET on h1 (300 +reset-master events) while the script hangs (3600 s); " +
+			"66 s later release the hung runs and make every run exit 1 for 35 s; then let runs succeed (~3 min a run)",
+		Expected: "killed at 60 s; ≤ 16 running; queue ≤ 256; retry-num ≤ 10 (exit 1 and killed runs are retried); no inherited FDs; running and queued counters return to 0 (redis 9d27e00dd)",
+		Schedule: f7Schedule,
+		Settle:   60 * time.Second,
+		Criteria: []Criterion{noFailover(),
+			extraAtMost("max_running", f7MaxRunning, "≤ 16 scripts running (INFO)"),
+			extraAtMost("max_script_procs", f7MaxRunning, "≤ 16 script processes alive"),
+			extraAtMost("max_queue", f7MaxQueue, "queue ≤ 256"),
+			extraAtMost("held_past_62s", 0, "hung scripts killed at 60 s"),
+			{Name: "the first 16 hung scripts were killed", Check: func(r *RunResult) (bool, string) {
+				return r.Extra["killed_scripts"] >= f7MaxRunning, fmt.Sprintf("killed %g, runtime %.1f–%.1f s", r.Extra["killed_scripts"], r.Extra["killed_runtime_min_s"], r.Extra["killed_runtime_max_s"])
+			}},
+			extraAtMost("max_retry_num", f7MaxRetry, "retry-num ≤ 10"),
+			extraEquals("inherited_fds", 0, "no inherited FDs"),
+			{Name: "counters return to 0", Check: func(r *RunResult) (bool, string) {
+				v := r.Extra["counters_zero_s"]
+				return v >= 0, fmt.Sprintf("counters_zero_s = %g", v)
+			}},
+		},
+	})
+}
