@@ -76,10 +76,10 @@ type f7Watch struct {
 	infoErrs             int
 }
 
-func (w *f7Watch) poll(ctx context.Context, e *Env, dir string, withPending bool) {
+// pollInfo reads the sentinel's script counters (and retry numbers).
+func (w *f7Watch) pollInfo(ctx context.Context, e *Env, withPending bool) {
 	info, err := e.Top.SentinelDo(ctx, "h1", "INFO", "sentinel")
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if err == nil {
 		s := fmt.Sprint(info)
 		w.running = infoInt(s, "sentinel_running_scripts")
@@ -89,7 +89,27 @@ func (w *f7Watch) poll(ctx context.Context, e *Env, dir string, withPending bool
 	} else {
 		w.infoErrs++
 	}
-	// New runs from the script's log.
+	w.mu.Unlock()
+	if withPending {
+		if v, err := e.Top.SentinelDo(ctx, "h1", "SENTINEL", "PENDING-SCRIPTS"); err == nil {
+			l, _ := v.([]any)
+			w.mu.Lock()
+			for _, j := range l {
+				n, _ := strconv.Atoi(flat(j)["retry-num"])
+				w.maxRetry = max(w.maxRetry, n)
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+// pollProcs picks up new runs from the script's log and checks which run
+// processes are alive (local /proc reads only, so a slow sentinel does not
+// delay it). A run's start is its process's start time from /proc (the
+// script's own stamp comes after a fork of date, late under load).
+func (w *f7Watch) pollProcs(dir string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if f, err := os.Open(filepath.Join(dir, "runs.log")); err == nil {
 		if _, err := f.Seek(w.logOff, 0); err == nil {
 			r := bufio.NewReader(f)
@@ -118,23 +138,17 @@ func (w *f7Watch) poll(ctx context.Context, e *Env, dir string, withPending bool
 		if r.endSeen {
 			continue
 		}
-		if procAlive(pid) {
+		if ok, started := procAlive(pid, now); ok {
 			alive++
+			if !r.alive && !started.IsZero() {
+				r.start = started
+			}
 			r.alive = true
 		} else {
 			r.end, r.endSeen = now, true
 		}
 	}
 	w.maxProcs = max(w.maxProcs, alive)
-	if withPending {
-		if v, err := e.Top.SentinelDo(ctx, "h1", "SENTINEL", "PENDING-SCRIPTS"); err == nil {
-			l, _ := v.([]any)
-			for _, j := range l {
-				n, _ := strconv.Atoi(flat(j)["retry-num"])
-				w.maxRetry = max(w.maxRetry, n)
-			}
-		}
-	}
 }
 
 func (w *f7Watch) setMode(dir, mode string) error {
@@ -150,15 +164,31 @@ func (w *f7Watch) counters() (running, queue int) {
 	return w.running, w.queue
 }
 
-// procAlive: the process exists and is not a zombie.
-func procAlive(pid int) bool {
+// procAlive reports whether the process exists and is not a zombie, and
+// when it started (from /proc/PID/stat starttime and /proc/uptime; zero
+// if unknown).
+func procAlive(pid int, now time.Time) (bool, time.Time) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return false, time.Time{}
 	}
 	s := string(data)
 	i := strings.LastIndex(s, ")")
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+	if i < 0 || i+2 >= len(s) || s[i+2] == 'Z' {
+		return false, time.Time{}
+	}
+	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state); starttime is field 22
+	up, err := os.ReadFile("/proc/uptime")
+	if len(f) < 20 || err != nil {
+		return true, time.Time{}
+	}
+	ticks, err1 := strconv.ParseFloat(f[19], 64)
+	upS, err2 := strconv.ParseFloat(strings.Fields(string(up))[0], 64)
+	if err1 != nil || err2 != nil {
+		return true, time.Time{}
+	}
+	const clkTck = 100 // USER_HZ on Linux
+	return true, now.Add(-time.Duration((upS - ticks/clkTck) * float64(time.Second)))
 }
 
 func infoInt(info, key string) int {
@@ -213,20 +243,31 @@ func f7InheritedFDs(dir string, notes *[]string) int {
 func f7Schedule(ctx context.Context, e *Env) error {
 	dir := f7Dir(e.Top)
 	w := &f7Watch{runs: map[int]*f7Run{}, mode: "ok"}
-	w.poll(ctx, e, dir, false) // runs before the schedule (+monitor) are "ok" runs
+	w.pollProcs(dir) // runs before the schedule (+monitor) are "ok" runs
 	pctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	done := make(chan struct{}, 2)
+	every := func(d time.Duration, f func(i int)) {
+		defer func() { done <- struct{}{} }()
 		for i := 0; pctx.Err() == nil; i++ {
-			w.poll(pctx, e, dir, i%5 == 0)
+			f(i)
 			select {
 			case <-pctx.Done():
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(d):
 			}
 		}
-	}()
-	defer func() { stop(); <-done }()
+	}
+	go every(50*time.Millisecond, func(int) { w.pollProcs(dir) })
+	go every(100*time.Millisecond, func(i int) { w.pollInfo(pctx, e, i%5 == 0) })
+	stopped := false
+	stopPolls := func() {
+		if !stopped {
+			stopped = true
+			stop()
+			<-done
+			<-done
+		}
+	}
+	defer stopPolls()
 
 	// Phase 1: scripts that hang, and 300 events.
 	if err := w.setMode(dir, "hold"); err != nil {
@@ -272,9 +313,9 @@ func f7Schedule(ctx context.Context, e *Env) error {
 			break
 		}
 	}
-	stop()
-	<-done
-	w.poll(ctx, e, dir, true)
+	stopPolls()
+	w.pollProcs(dir)
+	w.pollInfo(ctx, e, true)
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
