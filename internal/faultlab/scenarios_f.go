@@ -43,7 +43,19 @@ func f1Probes(e *Env) [][]string {
 // the sentinel of host h; it returns one line per effect found.
 func f1Effects(ctx context.Context, e *Env, h string) []string {
 	var out []string
-	m, err := e.Top.SentinelMaster(ctx, h)
+	// A read that times out on this loaded machine is not an effect: retry.
+	retry := func(f func() error) error {
+		var err error
+		for i := 0; i < 5; i++ {
+			if err = f(); err == nil {
+				return nil
+			}
+			_ = e.Sleep(ctx, 300*time.Millisecond)
+		}
+		return err
+	}
+	var m map[string]string
+	err := retry(func() (err error) { m, err = e.Top.SentinelMaster(ctx, h); return err })
 	if err != nil {
 		return []string{fmt.Sprintf("%s: SENTINEL MASTER: %v (removed, reset or shut down?)", h, err)}
 	}
@@ -53,7 +65,8 @@ func f1Effects(ctx context.Context, e *Env, h string) []string {
 			out = append(out, fmt.Sprintf("%s: %s = %s, want %s", h, k, m[k], v))
 		}
 	}
-	if v, err := e.Top.SentinelDo(ctx, h, "SENTINEL", "MASTERS"); err != nil {
+	var v any
+	if err := retry(func() (err error) { v, err = e.Top.SentinelDo(ctx, h, "SENTINEL", "MASTERS"); return err }); err != nil {
 		out = append(out, fmt.Sprintf("%s: SENTINEL MASTERS: %v", h, err))
 	} else if l, ok := v.([]any); !ok || len(l) != 1 {
 		out = append(out, fmt.Sprintf("%s: SENTINEL MASTERS has %v entries", h, v))
