@@ -60,7 +60,8 @@ type f7Run struct {
 	mode    string // the mode when the runner first saw it
 	end     time.Time
 	endSeen bool
-	alive   bool // seen running at least once
+	alive   bool   // seen running at least once
+	ticks   string // /proc starttime when first seen: a reused PID has another
 }
 
 // f7Watch polls the sentinel's script counters and the script processes.
@@ -69,8 +70,7 @@ type f7Watch struct {
 	maxRunning, maxQueue int
 	maxProcs, maxRetry   int
 	running, queue       int
-	runs                 map[int]*f7Run
-	order                []int
+	list                 []*f7Run // in the order of the script's log
 	logOff               int64
 	mode                 string
 	infoErrs             int
@@ -125,23 +125,21 @@ func (w *f7Watch) pollProcs(dir string) {
 				}
 				pid, _ := strconv.Atoi(fs[1])
 				ts, _ := strconv.ParseFloat(fs[2], 64)
-				w.runs[pid] = &f7Run{pid: pid, start: time.UnixMicro(int64(ts * 1e6)), mode: w.mode}
-				w.order = append(w.order, pid)
+				w.list = append(w.list, &f7Run{pid: pid, start: time.UnixMicro(int64(ts * 1e6)), mode: w.mode})
 			}
 		}
 		f.Close()
 	}
 	alive := 0
 	now := time.Now()
-	for _, pid := range w.order {
-		r := w.runs[pid]
+	for _, r := range w.list {
 		if r.endSeen {
 			continue
 		}
-		if ok, started := procAlive(pid, now); ok {
+		if ok, started, ticks := procAlive(r.pid); ok && (r.ticks == "" || ticks == r.ticks) {
 			alive++
 			if !r.alive && !started.IsZero() {
-				r.start = started
+				r.start, r.ticks = started, ticks
 			}
 			r.alive = true
 		} else {
@@ -164,31 +162,33 @@ func (w *f7Watch) counters() (running, queue int) {
 	return w.running, w.queue
 }
 
-// procAlive reports whether the process exists and is not a zombie, and
-// when it started (from /proc/PID/stat starttime and /proc/uptime; zero
-// if unknown).
-func procAlive(pid int, now time.Time) (bool, time.Time) {
+// procAlive reports whether the process exists and is not a zombie, when
+// it started (from /proc/PID/stat starttime and /proc/uptime, read
+// together; zero if unknown) and its raw starttime, which tells a reused
+// PID apart (pid_max is 32768 here).
+func procAlive(pid int) (bool, time.Time, string) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	up, uerr := os.ReadFile("/proc/uptime")
+	now := time.Now()
 	if err != nil {
-		return false, time.Time{}
+		return false, time.Time{}, ""
 	}
 	s := string(data)
 	i := strings.LastIndex(s, ")")
 	if i < 0 || i+2 >= len(s) || s[i+2] == 'Z' {
-		return false, time.Time{}
+		return false, time.Time{}, ""
 	}
 	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state); starttime is field 22
-	up, err := os.ReadFile("/proc/uptime")
-	if len(f) < 20 || err != nil {
-		return true, time.Time{}
+	if len(f) < 20 || uerr != nil {
+		return true, time.Time{}, ""
 	}
 	ticks, err1 := strconv.ParseFloat(f[19], 64)
 	upS, err2 := strconv.ParseFloat(strings.Fields(string(up))[0], 64)
 	if err1 != nil || err2 != nil {
-		return true, time.Time{}
+		return true, time.Time{}, f[19]
 	}
 	const clkTck = 100 // USER_HZ on Linux
-	return true, now.Add(-time.Duration((upS - ticks/clkTck) * float64(time.Second)))
+	return true, now.Add(-time.Duration((upS - ticks/clkTck) * float64(time.Second))), f[19]
 }
 
 func infoInt(info, key string) int {
@@ -242,7 +242,7 @@ func f7InheritedFDs(dir string, notes *[]string) int {
 
 func f7Schedule(ctx context.Context, e *Env) error {
 	dir := f7Dir(e.Top)
-	w := &f7Watch{runs: map[int]*f7Run{}, mode: "ok"}
+	w := &f7Watch{mode: "ok"}
 	w.pollProcs(dir) // runs before the schedule (+monitor) are "ok" runs
 	pctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{}, 2)
@@ -321,8 +321,7 @@ func f7Schedule(ctx context.Context, e *Env) error {
 	defer w.mu.Unlock()
 	killed, late, held := 0, 0, 0
 	maxRT, minRT := 0.0, -1.0
-	for _, pid := range w.order {
-		r := w.runs[pid]
+	for _, r := range w.list {
 		if r.mode != "hold" || !r.alive || !r.start.Before(releaseAt) {
 			continue
 		}
@@ -341,7 +340,7 @@ func f7Schedule(ctx context.Context, e *Env) error {
 			late++
 		}
 	}
-	e.Set("script_runs", float64(len(w.order)))
+	e.Set("script_runs", float64(len(w.list)))
 	e.Set("held_scripts", float64(held))
 	e.Set("killed_scripts", float64(killed))
 	e.Set("killed_runtime_max_s", maxRT)
