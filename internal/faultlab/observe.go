@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,12 +18,14 @@ import (
 // one per address, for the runner's own checks (healthy, converged).
 type obsClients struct {
 	host *netlab.Host
-	mu   sync.Mutex
-	c    map[string]*redis.Client
+	// redisPass and sentinelPass authenticate to redis and sentinel ports.
+	redisPass, sentinelPass string
+	mu                      sync.Mutex
+	c                       map[string]*redis.Client
 }
 
-func newObsClients(h *netlab.Host) *obsClients {
-	return &obsClients{host: h, c: map[string]*redis.Client{}}
+func newObsClients(h *netlab.Host, redisPass, sentinelPass string) *obsClients {
+	return &obsClients{host: h, redisPass: redisPass, sentinelPass: sentinelPass, c: map[string]*redis.Client{}}
 }
 
 func (o *obsClients) get(addr string) *redis.Client {
@@ -31,7 +34,11 @@ func (o *obsClients) get(addr string) *redis.Client {
 	if c := o.c[addr]; c != nil {
 		return c
 	}
-	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, PoolSize: 1,
+	pass := o.redisPass
+	if strings.HasSuffix(addr, fmt.Sprintf(":%d", SentinelPort)) {
+		pass = o.sentinelPass
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, Password: pass, Protocol: 2, MaxRetries: -1, PoolSize: 1,
 		DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
 		Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
 			return o.host.DialContext(ctx, network, a)
@@ -106,7 +113,7 @@ func (t *Topology) MasterHostBy(ctx context.Context, h string) (string, error) {
 	if len(v) != 2 {
 		return "", fmt.Errorf("GET-MASTER-ADDR-BY-NAME: %v", v)
 	}
-	return t.HostOf(v[0]), nil
+	return t.HostOf(net.JoinHostPort(v[0], v[1])), nil
 }
 
 // Role is ROLE on the redis of host h: the role, and for a replica the
@@ -123,7 +130,7 @@ func (t *Topology) Role(ctx context.Context, h string) (role, master string, con
 	if role == "slave" && len(v) >= 4 {
 		mh, _ := v[1].(string)
 		st, _ := v[3].(string)
-		return role, t.HostOf(mh), st == "connected", nil
+		return role, t.HostOf(net.JoinHostPort(mh, fmt.Sprint(v[2]))), st == "connected", nil
 	}
 	return role, "", false, nil
 }

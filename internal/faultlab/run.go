@@ -274,7 +274,8 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: obs.DialContext})
+	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: obs.DialContext,
+		Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 	if err != nil {
 		r.Error = fmt.Sprintf("sampler: %v", err)
 		return
@@ -307,10 +308,11 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		}
 		var addrs []string
 		for _, h := range order {
-			addrs = append(addrs, top.SentinelAddr(h))
+			addrs = append(addrs, top.ClientSentinelAddr(h))
 		}
 		w, err := workload.StartWriter(runCtx, workload.WriterConfig{Name: ws.Name, Client: ws.Client, MasterName: MasterName,
-			Sentinels: addrs, Dialer: top.Host(ws.Host).DialContext, Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8})
+			Sentinels: addrs, Dialer: top.Host(ws.Host).DialContext, Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8,
+			Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 		if err != nil {
 			r.Error = fmt.Sprintf("writer %s: %v", ws.Name, err)
 			return
@@ -367,7 +369,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		in.FinalMaster = top.RedisAddr(master)
 		if len(ops) > 0 {
 			rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
-			fr, err := workload.ReadBack(rctx, obs.DialContext, top.currentRedisAddr(master), 8, "")
+			fr, err := workload.ReadBack(rctx, obs.DialContext, top.currentRedisAddr(master), 8, setup.Auth.RedisPass)
 			rcancel()
 			if err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("read-back from %s failed: %v", master, err))

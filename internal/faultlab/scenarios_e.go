@@ -96,11 +96,5 @@ func init() {
 		},
 		Criteria: []Criterion{noFailover(), extraEquals("max_num_slaves", 2, "num-slaves stays 2"),
 			extraEquals("ip_lines_in_config", 0, "no IPs in the config")},
-	}, &Scenario{
-		ID: "E3", Title: "resolver delay 2 s per lookup",
-		NotYet: "lab hosts resolve names from their own hosts file; a delaying DNS server inside the lab is not available yet",
-	}, &Scenario{
-		ID: "E4", Title: "all nodes behind NAT-like port-mapping proxies",
-		NotYet: "port-mapping proxies with announce-ip/port are not wired into the topology yet",
 	})
 }

@@ -94,15 +94,5 @@ func init() {
 			{Name: "writes continue", Check: func(r *RunResult) (bool, string) {
 				return r.Extra["ok_during_outage"] > 0, fmt.Sprintf("ok_during_outage = %g", r.Extra["ok_during_outage"])
 			}}},
-	}, &Scenario{
-		ID: "F1", Title: "requirepass on sentinels", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F2", Title: "auth-pass rotation", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F3", Title: "minimal ACL for the sentinel user", NotYet: "auth and ACL setups are not wired into the lab topology yet",
-	}, &Scenario{
-		ID: "F6", Title: "deny-scripts-reconfig", NotYet: "functional check, covered by cmd/gosentinel tests; not a lab schedule yet",
-	}, &Scenario{
-		ID: "F7", Title: "notification scripts misbehaving", NotYet: "script timeouts and queue limits are not scheduled in the lab yet",
-	})
+	}, &Scenario{})
 }

@@ -1,6 +1,10 @@
 package faultlab
 
-import "github.com/gosentinel/gosentinel/internal/faultlab/workload"
+import (
+	"context"
+
+	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
+)
 
 // MasterName is the name every lab sentinel monitors its group under.
 const MasterName = "mym"
@@ -53,6 +57,15 @@ type Setup struct {
 	Writers []WriterSpec
 	// NoWriters runs the scenario without any writer.
 	NoWriters bool
+	// Auth puts passwords and ACL users on redis and the sentinels
+	// (auth.go); the zero value is none.
+	Auth AuthSetup
+	// Prepare runs after the hosts are added and before any process
+	// starts (E3's DNS server, E4's port-mapping NAT).
+	Prepare func(ctx context.Context, t *Topology) error
+	// RedisExtra and SentinelExtra return lines appended to host h's
+	// redis.conf / sentinel.conf (after the monitor line).
+	RedisExtra, SentinelExtra func(t *Topology, h string) string
 }
 
 // WriterSpec is one writer of a scenario's workload.

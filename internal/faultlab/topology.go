@@ -38,6 +38,9 @@ type Topology struct {
 	aliases  map[string]string       // other spellings of an address → canonical ip:port
 	ipHost   map[string]string       // ip → host name (every ip a host ever had)
 	origIP   map[string]string       // host → first ip
+	// announced maps "h:port" (a real redis or sentinel port) to the
+	// "ip:port" the node announces instead (E4's port-mapping NAT).
+	announced map[string]string
 }
 
 // ErrNotHealthy is returned when a topology does not become healthy in time.
@@ -75,7 +78,12 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 		t.ipHost[h.IP()] = n
 		t.origIP[n] = h.IP()
 	}
-	t.obs = newObsClients(t.hosts["obs"])
+	t.obs = newObsClients(t.hosts["obs"], setup.Auth.RedisPass, setup.Auth.SentinelRequirePass)
+	if setup.Prepare != nil {
+		if err := setup.Prepare(ctx, t); err != nil {
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+	}
 	for _, h := range t.RedisHosts {
 		if err := t.StartRedis(h); err != nil {
 			return nil, err
@@ -131,6 +139,14 @@ func (t *Topology) currentRedisAddr(h string) string { return t.hosts[h].Addr(Re
 // name, with or without port) to the host name ("" if unknown).
 func (t *Topology) HostOf(addr string) string {
 	host := addr
+	t.mu.Lock()
+	for k, v := range t.announced {
+		if v == addr {
+			t.mu.Unlock()
+			return k[:strings.Index(k, ":")]
+		}
+	}
+	t.mu.Unlock()
 	if i := strings.LastIndex(addr, ":"); i >= 0 {
 		host = addr[:i]
 	}
@@ -153,6 +169,10 @@ func (t *Topology) Aliases() map[string]string {
 		}
 	}
 	t.mu.Lock()
+	for k, v := range t.announced {
+		h, p, _ := strings.Cut(k, ":")
+		out[v] = t.origIP[h] + ":" + p
+	}
 	for ip, n := range t.ipHost {
 		if ip != t.origIP[n] {
 			for _, p := range []int{RedisPort, SentinelPort} {
@@ -213,7 +233,7 @@ func (t *Topology) redisConf(h string) string {
 	}
 	fmt.Fprintf(&b, "save \"\"\nappendonly %s\nrepl-diskless-sync-delay 0\n", aof)
 	if h != t.RedisHosts[0] {
-		fmt.Fprintf(&b, "replicaof %s %d\n", t.addrFor(t.RedisHosts[0]), RedisPort)
+		fmt.Fprintf(&b, "replicaof %s\n", t.confAddr(t.RedisHosts[0], RedisPort))
 	}
 	if p, ok := t.Setup.Priority[h]; ok {
 		fmt.Fprintf(&b, "replica-priority %d\n", p)
@@ -227,6 +247,10 @@ func (t *Topology) redisConf(h string) string {
 	for _, l := range t.Setup.RedisConf {
 		b.WriteString(l + "\n")
 	}
+	b.WriteString(t.Setup.Auth.redisLines())
+	if t.Setup.RedisExtra != nil {
+		b.WriteString(t.Setup.RedisExtra(t, h))
+	}
 	return b.String()
 }
 
@@ -237,10 +261,14 @@ func (t *Topology) sentinelConf(h string) string {
 	if s.Hostnames {
 		fmt.Fprintf(&b, "sentinel resolve-hostnames yes\nsentinel announce-hostnames yes\nsentinel announce-ip %s\n", h)
 	}
-	fmt.Fprintf(&b, "sentinel monitor %s %s %d %d\n", MasterName, t.addrFor(t.RedisHosts[0]), RedisPort, s.Quorum)
+	fmt.Fprintf(&b, "sentinel monitor %s %s %d\n", MasterName, t.confAddr(t.RedisHosts[0], RedisPort), s.Quorum)
 	fmt.Fprintf(&b, "sentinel down-after-milliseconds %s %d\n", MasterName, s.DownAfterMs)
 	fmt.Fprintf(&b, "sentinel failover-timeout %s %d\n", MasterName, s.FailoverTimeoutMs)
 	fmt.Fprintf(&b, "sentinel parallel-syncs %s %d\n", MasterName, s.ParallelSyncs)
+	b.WriteString(s.Auth.sentinelLines())
+	if s.SentinelExtra != nil {
+		b.WriteString(s.SentinelExtra(t, h))
+	}
 	return b.String()
 }
 

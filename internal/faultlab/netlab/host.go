@@ -79,7 +79,7 @@ func (l *Lab) AddHost(name string) (*Host, error) {
 	}
 	// A resolver pointing at the host's own loopback: a name missing from
 	// the hosts file fails at once and no query ever leaves the lab.
-	if err := os.WriteFile(filepath.Join(dir, "resolv.conf"), []byte("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "resolv.conf"), l.resolvConfLocked(), 0o644); err != nil {
 		_ = run(ctx, "ip", "netns", "delete", h.ns)
 		return nil, fmt.Errorf("netlab: %w", err)
 	}
@@ -134,6 +134,9 @@ func (h *Host) Exec(ctx context.Context, argv ...string) ([]byte, error) {
 func (l *Lab) hostsContentLocked() []byte {
 	var b strings.Builder
 	b.WriteString("# written by gosentinel netlab; rewritten in place\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n")
+	if l.dns != nil {
+		return []byte(b.String()) // names come from the lab's DNS server (dns.go)
+	}
 	for _, h := range l.hosts {
 		if l.unresolved[h.Name] {
 			continue

@@ -71,6 +71,8 @@ type Lab struct {
 	proxies    map[int]*proxy  // by fault id
 	heals      []func() error  // process-level faults (read-only, full disk) for HealAll
 	stopped    map[*Proc]bool  // SIGSTOPped through Proc.Signal
+	dns        *DNSServer      // the lab's DNS server, when StartDNS was called
+	closers    []func()        // in-process servers (DNS, port maps), stopped by Close
 }
 
 // checkRoot returns ErrNotRoot unless euid is 0.
@@ -248,6 +250,8 @@ func (l *Lab) Close() error {
 	proxies := l.proxies
 	l.proxies = map[int]*proxy{}
 	l.faults = map[int]*fault{}
+	closers := l.closers
+	l.closers = nil
 	l.mu.Unlock()
 
 	var first error
@@ -261,6 +265,9 @@ func (l *Lab) Close() error {
 	}
 	for _, px := range proxies {
 		px.close()
+	}
+	for _, c := range closers {
+		c()
 	}
 	l.spawn.stop()
 	keep(CleanupStale(l.prefix))
