@@ -279,9 +279,8 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	c := newClient(s, conn)
 	s.clients[c.id] = c
-	s.wg.Add(2)
+	s.wg.Add(1)
 	s.mu.Unlock()
-	go c.writeLoop()
 	go c.readLoop()
 }
 
