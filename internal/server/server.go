@@ -32,6 +32,7 @@ type Server struct {
 	cmds    map[string]*command // dispatch names after rename-command
 	live    map[*command]bool   // top-level commands still in cmds
 	acl     *acl
+	aclLog  aclLog
 	ps      pubsub
 	start   time.Time
 	runID   string
