@@ -87,7 +87,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.cond = sync.NewCond(&c.mu)
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.authenticated = s.acl.defaultOpen()
-	c.rd = resp.NewReaderLimits(&deadlineReader{c: c}, s.cfg.Limits)
+	c.rd = resp.NewReaderSize(&deadlineReader{c: c}, s.cfg.Limits, readBufSize)
 	c.rd.SetUnauthenticated(c.authRequired())
 	return c
 }

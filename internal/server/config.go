@@ -97,3 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// readBufSize is the initial read buffer of a connection. Commands to a
+// sentinel are short; a longer line grows the buffer while it is read and
+// bulk payloads get their own allocation (resp.NewReaderSize), so 4 KiB
+// keeps an idle connection small without costing pipelined throughput.
+const readBufSize = 4 << 10
