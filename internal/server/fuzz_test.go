@@ -68,7 +68,8 @@ func FuzzExec(f *testing.F) {
 // checks that nothing panics and, when they apply, that the user's ACL
 // LIST description applied to a new user describes it the same way (what
 // ACL SAVE / a config rewrite write is read back unchanged). Rules with
-// spaces or quotes are not round-tripped: Redis writes them unquoted too.
+// spaces or quotes, and selectors with parentheses inside, are not
+// round-tripped: Redis writes them unquoted too.
 func FuzzACLRules(f *testing.F) {
 	for _, s := range []string{
 		"on\x00>p\x00~*\x00&x*\x00+@all\x00-@dangerous", "(~x +ping)\x00(&c +subscribe)\x00&d",
@@ -92,8 +93,14 @@ func FuzzACLRules(f *testing.F) {
 			if strings.ContainsAny(p, " \"'\t\r\n\\") {
 				return
 			}
+			// A ")" or "(" inside a selector ends or opens it early when
+			// the description is read back; Redis' ACL LIST has the same
+			// limit (docs/config.md).
+			if inner, ok := strings.CutPrefix(p, "("); ok && strings.ContainsAny(strings.TrimSuffix(inner, ")"), "()") {
+				return
+			}
 		}
-		rules := strings.Fields(strings.TrimPrefix(desc, "user u "))
+		rules := strings.Split(strings.TrimPrefix(desc, "user u "), " ")
 		b := newACL(tab)
 		if bad, err := b.setUser("u", rules); err != nil {
 			t.Fatalf("rules %q: description %q does not apply again: %q: %v", parts, desc, bad, err)
