@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // Defaults of real Sentinel 7.0.15 (initSentinelConfig, sentinel.c).
 const (
 	DefaultPort                  = 26379  // sentinel's port (redis-server: 6379)
@@ -218,4 +220,23 @@ func (c *Config) Clone() *Config {
 	}
 	n.src = append([]srcLine(nil), c.src...)
 	return &n
+}
+
+// OutputLimit is one class of client-output-buffer-limit: hard and soft
+// limits in bytes (0 = none) and the soft limit's seconds.
+type OutputLimit struct {
+	Hard, Soft, SoftSeconds uint64
+}
+
+// OutputLimit returns client-output-buffer-limit for a class ("normal",
+// "replica"/"slave" or "pubsub"; anything else gives the zero limit), as
+// set by the file or Redis' default.
+func (s *Server) OutputLimit(class string) OutputLimit {
+	for i, name := range outputLimitClasses {
+		if strings.EqualFold(class, name) || (i == 1 && strings.EqualFold(class, "slave")) {
+			l := s.outputLimits
+			return OutputLimit{Hard: l[i][0], Soft: l[i][1], SoftSeconds: l[i][2]}
+		}
+	}
+	return OutputLimit{}
 }

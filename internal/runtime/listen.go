@@ -59,6 +59,11 @@ func serverConfig(opts Options, log *slog.Logger) server.Config {
 		Timeout:     time.Duration(s.Timeout) * time.Second,
 		ConfigFile:  opts.ConfigPath,
 		Executable:  opts.Executable,
+		OutputLimits: &server.OutputLimits{
+			Normal: outputLimit(s.OutputLimit("normal")),
+			Pubsub: outputLimit(s.OutputLimit("pubsub")),
+		},
+		ACLLogMaxLen: aclLogMaxLen(s.ACLLogMaxLen),
 		Logf: func(format string, args ...any) {
 			log.Log(context.Background(), LevelVerbose, fmt.Sprintf(format, args...))
 		},
@@ -73,6 +78,24 @@ func serverConfig(opts Options, log *slog.Logger) server.Config {
 		}
 	}
 	return sc
+}
+
+// outputLimit converts one client-output-buffer-limit class.
+func outputLimit(l config.OutputLimit) server.OutputLimit {
+	return server.OutputLimit{
+		Hard:     int64(min(l.Hard, 1<<62)),
+		Soft:     int64(min(l.Soft, 1<<62)),
+		SoftTime: time.Duration(min(l.SoftSeconds, 1<<32)) * time.Second,
+	}
+}
+
+// aclLogMaxLen maps acllog-max-len to server.Config's field, where 0
+// means the default: "acllog-max-len 0" keeps no entries.
+func aclLogMaxLen(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // listen binds the plain port (unless it is 0) and the TLS port (if set):

@@ -19,17 +19,25 @@ var (
 	errACLChanAfterAll  = errors.New("Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels")
 	errACLNoSuchPass    = errors.New("The password you are trying to remove from the user does not exist")
 	errACLBadHash       = errors.New("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters")
-	errACLNoSelectors   = errors.New("Selectors are not supported by gosentinel")
 	errACLDefaultDelete = errors.New("The 'default' user cannot be removed")
 )
 
-// user is one ACL user.
+// user is one ACL user: its flags and passwords, its root selector
+// (embedded) and the selectors added with "(...)", like Redis 7.
 type user struct {
-	name        string
-	enabled     bool
-	nopass      bool
-	sanitize    string   // "", "sanitize-payload" (set by reset) or "skip-sanitize-payload"
-	passwords   []string // sha256 hex digests, insertion order
+	name      string
+	enabled   bool
+	nopass    bool
+	sanitize  string   // "", "sanitize-payload" (set by reset) or "skip-sanitize-payload"
+	passwords []string // sha256 hex digests, insertion order
+	selector
+	selectors []*selector // "(...)" selectors, in the order they were added
+}
+
+// selector is one set of permissions: keys, channels and commands. A user
+// may run a command if its root selector or any other selector allows the
+// command with every channel it names.
+type selector struct {
 	allKeys     bool
 	keys        []string // "~pattern" style rules as given
 	allChannels bool
@@ -40,17 +48,34 @@ type user struct {
 }
 
 // clone returns a deep copy.
+func (s *selector) clone() selector {
+	c := *s
+	c.keys = slices.Clone(s.keys)
+	c.channels = slices.Clone(s.channels)
+	c.cmdRules = slices.Clone(s.cmdRules)
+	c.allowed = make(map[string]bool, len(s.allowed))
+	for k, v := range s.allowed {
+		c.allowed[k] = v
+	}
+	return c
+}
+
+// clone returns a deep copy.
 func (u *user) clone() *user {
 	c := *u
 	c.passwords = slices.Clone(u.passwords)
-	c.keys = slices.Clone(u.keys)
-	c.channels = slices.Clone(u.channels)
-	c.cmdRules = slices.Clone(u.cmdRules)
-	c.allowed = make(map[string]bool, len(u.allowed))
-	for k, v := range u.allowed {
-		c.allowed[k] = v
+	c.selector = u.selector.clone()
+	c.selectors = make([]*selector, len(u.selectors))
+	for i, s := range u.selectors {
+		x := s.clone()
+		c.selectors[i] = &x
 	}
 	return &c
+}
+
+// all returns the root selector followed by the others.
+func (u *user) all() []*selector {
+	return append([]*selector{&u.selector}, u.selectors...)
 }
 
 // acl is the user database, shared by all connections.
@@ -73,7 +98,7 @@ func newACL(tab *table) *acl {
 // newUser returns a user as ACL SETUSER creates it: off, no passwords, no
 // keys, no channels (Redis 7.0 acl-pubsub-default resetchannels), -@all.
 func (a *acl) newUser(name string) *user {
-	return &user{name: name, allowed: map[string]bool{}}
+	return &user{name: name, selector: selector{allowed: map[string]bool{}}}
 }
 
 // setUser applies rules to a (possibly new) user atomically: on error the
@@ -88,13 +113,52 @@ func (a *acl) setUser(name string, rules []string) (string, error) {
 	} else {
 		work = a.newUser(name)
 	}
-	for _, r := range rules {
-		if err := a.apply(work, []string{r}); err != nil {
+	merged, err := mergeSelectorArgs(rules)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range merged {
+		if err := a.applyOne(work, r); err != nil {
 			return r, err
 		}
 	}
 	a.users[name] = work
 	return "", nil
+}
+
+// UnmatchedParenError is a selector "(" without its ")" in ACL SETUSER
+// arguments; Redis reports it without naming a modifier.
+type UnmatchedParenError struct{ Arg string }
+
+// Error returns Redis' text.
+func (e *UnmatchedParenError) Error() string {
+	return "Unmatched parenthesis in acl selector starting at '" + e.Arg + "'."
+}
+
+// mergeSelectorArgs joins selector arguments split over several rules
+// ("(~x", "+ping)" → "(~x +ping)") like ACLMergeSelectorArguments.
+func mergeSelectorArgs(rules []string) ([]string, error) {
+	out := make([]string, 0, len(rules))
+	open, start := "", -1
+	for i, r := range rules {
+		if start < 0 && strings.HasPrefix(r, "(") && !strings.HasSuffix(r, ")") {
+			open, start = r, i
+			continue
+		}
+		if start >= 0 {
+			open += " " + r
+			if strings.HasSuffix(r, ")") {
+				out = append(out, open)
+				start = -1
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	if start >= 0 {
+		return nil, &UnmatchedParenError{Arg: rules[start]}
+	}
+	return out, nil
 }
 
 // apply applies rules in order to u (caller holds the lock or owns u).
@@ -107,6 +171,9 @@ func (a *acl) apply(u *user, rules []string) error {
 	return nil
 }
 
+// applyOne applies one rule of ACL SETUSER to u, like Redis' ACLSetUser:
+// user flags and passwords here, "(...)" as a new selector, everything
+// else to the root selector.
 func (a *acl) applyOne(u *user, r string) error {
 	lr := strings.ToLower(r)
 	switch lr {
@@ -124,26 +191,8 @@ func (a *acl) applyOne(u *user, r string) error {
 		u.nopass = false
 		u.passwords = nil
 		return nil
-	case "allkeys":
-		u.allKeys, u.keys = true, []string{"~*"}
-		return nil
-	case "resetkeys":
-		u.allKeys, u.keys = false, nil
-		return nil
-	case "allchannels":
-		u.allChannels, u.channels = true, []string{"*"}
-		return nil
-	case "resetchannels":
-		u.allChannels, u.channels = false, nil
-		return nil
-	case "allcommands", "+@all":
-		a.setAll(u, true)
-		return nil
-	case "nocommands", "-@all":
-		a.setAll(u, false)
-		return nil
 	case "reset":
-		for _, x := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"} {
+		for _, x := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "clearselectors", "-@all"} {
 			_ = a.applyOne(u, x)
 		}
 		return nil
@@ -151,6 +200,7 @@ func (a *acl) applyOne(u *user, r string) error {
 		u.sanitize = lr
 		return nil
 	case "clearselectors":
+		u.selectors = nil
 		return nil
 	}
 	if r == "" {
@@ -180,6 +230,64 @@ func (a *acl) applyOne(u *user, r string) error {
 			return errACLBadHash
 		}
 		return removePassword(u, r[1:])
+	case '(':
+		if len(r) >= 2 && r[len(r)-1] == ')' {
+			sel, err := a.parseSelector(r[1 : len(r)-1])
+			if err != nil {
+				return err
+			}
+			u.selectors = append(u.selectors, sel)
+			return nil
+		}
+	}
+	return a.applySelector(&u.selector, r)
+}
+
+// parseSelector builds a selector from the inside of "(...)": rules split
+// on single spaces (quotes are not special, empty words are skipped: what
+// redis-sentinel 7.0.15 answers), applied to an empty selector (no keys,
+// no channels, no commands).
+func (a *acl) parseSelector(body string) (*selector, error) {
+	sel := &selector{allowed: map[string]bool{}}
+	for _, r := range strings.Split(body, " ") {
+		if r == "" {
+			continue
+		}
+		if err := a.applySelector(sel, r); err != nil {
+			return nil, err
+		}
+	}
+	return sel, nil
+}
+
+// applySelector applies one key, channel or command rule to a selector,
+// like ACLSetSelector; anything else is a syntax error.
+func (a *acl) applySelector(u *selector, r string) error {
+	lr := strings.ToLower(r)
+	switch lr {
+	case "allkeys":
+		u.allKeys, u.keys = true, []string{"~*"}
+		return nil
+	case "resetkeys":
+		u.allKeys, u.keys = false, nil
+		return nil
+	case "allchannels":
+		u.allChannels, u.channels = true, []string{"*"}
+		return nil
+	case "resetchannels":
+		u.allChannels, u.channels = false, nil
+		return nil
+	case "allcommands", "+@all":
+		a.setAll(u, true)
+		return nil
+	case "nocommands", "-@all":
+		a.setAll(u, false)
+		return nil
+	}
+	if r == "" {
+		return errACLSyntax
+	}
+	switch r[0] {
 	case '~', '%':
 		if r[0] == '%' {
 			i := strings.IndexByte(r, '~')
@@ -210,8 +318,6 @@ func (a *acl) applyOne(u *user, r string) error {
 			u.channels = append(u.channels, r[1:])
 		}
 		return nil
-	case '(':
-		return errACLNoSelectors
 	case '+', '-':
 		return a.applyCommandRule(u, r[0] == '+', strings.ToLower(r[1:]))
 	}
@@ -219,7 +325,7 @@ func (a *acl) applyOne(u *user, r string) error {
 }
 
 // applyCommandRule handles +cmd, -cmd, +@cat, -@cat, +parent|sub.
-func (a *acl) applyCommandRule(u *user, allow bool, target string) error {
+func (a *acl) applyCommandRule(u *selector, allow bool, target string) error {
 	if cat, ok := strings.CutPrefix(target, "@"); ok {
 		if !slices.Contains(a.tab.cats, cat) {
 			return errACLUnknownCmd
@@ -250,7 +356,7 @@ func (a *acl) applyCommandRule(u *user, allow bool, target string) error {
 }
 
 // setAll resets command permissions to everything or nothing.
-func (a *acl) setAll(u *user, allow bool) {
+func (a *acl) setAll(u *selector, allow bool) {
 	u.allowAll = allow
 	u.cmdRules = nil
 	for _, c := range a.tab.all {
@@ -316,51 +422,132 @@ func (a *acl) defaultNoPass() bool {
 	return d != nil && d.nopass
 }
 
+// ACL check results, numbered like Redis' ACL_DENIED_*: when no selector
+// allows a command, the highest one found is reported.
+const (
+	aclOK            = 0
+	aclDeniedCmd     = 1
+	aclDeniedKey     = 2
+	aclDeniedAuth    = 3
+	aclDeniedChannel = 4
+)
+
+// channelArgs returns the argument positions [from, to) that the ACL
+// checks as channels, and whether they are patterns: SUBSCRIBE and
+// PSUBSCRIBE every argument, PUBLISH its channel. UNSUBSCRIBE and
+// PUNSUBSCRIBE are never checked, as in Redis.
+func channelArgs(top string, n int) (from, to int, pattern bool) {
+	switch top {
+	case "subscribe":
+		return 1, n, false
+	case "psubscribe":
+		return 1, n, true
+	case "publish":
+		return 1, min(2, n), false
+	}
+	return 0, 0, false
+}
+
+// channelOK applies ACLCheckChannelAgainstList: a channel matches a
+// pattern of the list, a subscribed pattern must equal one literally.
+func (s *selector) channelOK(ch string, pattern bool) bool {
+	if s.allChannels {
+		return true
+	}
+	for _, p := range s.channels {
+		if pattern && p == ch || !pattern && glob.Match(p, ch, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCmd is ACLSelectorCheckCmd: the command (no-auth commands always
+// pass), then every channel argument. It returns the result and, for a
+// channel, the position of the refused argument.
+func (s *selector) checkCmd(cmd *command, args [][]byte) (int, int) {
+	top := cmd
+	if top.parent != nil {
+		top = top.parent
+	}
+	if !s.allowed[cmd.name] && !top.noAuth {
+		return aclDeniedCmd, 0
+	}
+	from, to, pattern := channelArgs(top.name, len(args))
+	for i := from; i < to; i++ {
+		if !s.channelOK(string(args[i]), pattern) {
+			return aclDeniedChannel, i
+		}
+	}
+	return aclOK, 0
+}
+
+// checkUser is ACLCheckAllUserCommandPerm: allowed if any selector
+// allows; otherwise the highest result of all selectors, with the last
+// refused position among those. A missing user may run nothing.
+func checkUser(u *user, cmd *command, args [][]byte) (int, int) {
+	if u == nil {
+		return aclDeniedCmd, 0
+	}
+	res, last := aclDeniedCmd, 0
+	for _, s := range u.all() {
+		r, idx := s.checkCmd(cmd, args)
+		if r == aclOK {
+			return aclOK, 0
+		}
+		if r > res || r == res && idx > last {
+			res, last = r, idx
+		}
+	}
+	return res, last
+}
+
 // check returns, under one lock, whether new connections are open
-// (default user on and nopass) and whether user name may run c.
-func (a *acl) check(name string, c *command) (open, allowed bool) {
+// (default user on and nopass) and the ACL result of user name running
+// cmd with args (aclOK or aclDenied*, and the refused argument's position).
+func (a *acl) check(name string, cmd *command, args [][]byte) (open bool, res, idx int) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	d := a.users["default"]
 	open = d != nil && d.enabled && d.nopass
-	u := a.users[name]
-	return open, u != nil && u.allowed[c.name]
+	res, idx = checkUser(a.users[name], cmd, args)
+	return open, res, idx
 }
 
-// canRun reports whether user name may run command c.
+// canRun reports whether user name may run command c (channels aside).
 func (a *acl) canRun(name string, c *command) bool {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	u := a.users[name]
-	return u != nil && u.allowed[c.name]
+	res, _ := checkUser(a.users[name], c, [][]byte{[]byte(c.name)})
+	return res == aclOK
 }
 
-// canAccessChannels reports whether user name may use the channels (or,
-// when patterns is true, the patterns) given. Patterns must match an
-// allowed pattern literally, like ACLCheckChannelAgainstList.
-func (a *acl) canAccessChannels(name string, chans [][]byte, patterns bool) bool {
+// subscriptionsAllowed reports whether user name may keep these
+// subscriptions after an ACL change: each channel or pattern must be
+// allowed by some selector (Redis' ACLKillPubsubClientsIfNeeded).
+func (a *acl) subscriptionsAllowed(name string, chans, pats []string) bool {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	u := a.users[name]
 	if u == nil {
 		return false
 	}
-	if u.allChannels {
-		return true
-	}
-	for _, ch := range chans {
-		ok := false
-		for _, p := range u.channels {
-			if patterns {
-				ok = p == string(ch)
-			} else {
-				ok = glob.Match(p, string(ch), false)
-			}
-			if ok {
-				break
+	sels := u.all()
+	ok := func(ch string, pattern bool) bool {
+		for _, s := range sels {
+			if s.channelOK(ch, pattern) {
+				return true
 			}
 		}
-		if !ok {
+		return false
+	}
+	for _, ch := range chans {
+		if !ok(ch, false) {
+			return false
+		}
+	}
+	for _, p := range pats {
+		if !ok(p, true) {
 			return false
 		}
 	}
@@ -388,29 +575,43 @@ func (u *user) describe() string {
 		b.WriteString(" #")
 		b.WriteString(p)
 	}
-	if k := u.keysString(); k != "" {
-		b.WriteString(" ")
-		b.WriteString(k)
+	b.WriteString(" ")
+	b.WriteString(u.selector.describe())
+	for _, s := range u.selectors {
+		b.WriteString(" (")
+		b.WriteString(s.describe())
+		b.WriteString(")")
 	}
-	if u.allChannels {
-		b.WriteString(" &*")
+	return b.String()
+}
+
+// describe renders a selector like ACLDescribeSelector: keys, channels,
+// commands.
+func (s *selector) describe() string {
+	var b strings.Builder
+	if k := s.keysString(); k != "" {
+		b.WriteString(k)
+		b.WriteString(" ")
+	}
+	if s.allChannels {
+		b.WriteString("&*")
 	} else {
-		b.WriteString(" resetchannels")
-		for _, c := range u.channels {
+		b.WriteString("resetchannels")
+		for _, c := range s.channels {
 			b.WriteString(" &")
 			b.WriteString(c)
 		}
 	}
 	b.WriteString(" ")
-	b.WriteString(u.commandsString())
+	b.WriteString(s.commandsString())
 	return b.String()
 }
 
-func (u *user) keysString() string {
+func (u *selector) keysString() string {
 	return strings.Join(u.keys, " ")
 }
 
-func (u *user) channelsString() string {
+func (u *selector) channelsString() string {
 	if u.allChannels {
 		return "&*"
 	}
@@ -421,7 +622,7 @@ func (u *user) channelsString() string {
 	return strings.Join(parts, " ")
 }
 
-func (u *user) commandsString() string {
+func (u *selector) commandsString() string {
 	base := "-@all"
 	if u.allowAll {
 		base = "+@all"

@@ -66,7 +66,14 @@ func (a *acl) parseACLFile(path string) (map[string]*user, error) {
 		}
 		u := a.newUser(name)
 		syntaxErr := false
-		for _, r := range argv[2:] {
+		rules, err := mergeSelectorArgs(argv[2:])
+		if err != nil {
+			// redis-sentinel 7.0.15 crashes here (SIGSEGV in
+			// ACLLoadFromFile); 7.2 reports this line.
+			fmt.Fprintf(&errs, "%s:%d: Unmatched parenthesis in selector definition. ", path, n)
+			continue
+		}
+		for _, r := range rules {
 			r = strings.Trim(r, "\t\r\n")
 			err := a.applyOne(u, r)
 			switch {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"slices"
@@ -24,8 +25,11 @@ const (
 
 // client is one connection. The reader goroutine executes commands and
 // renders replies into pending; flush writes them itself when nothing is
-// queued, or moves them to out, which the writer goroutine sends. Publish
-// appends to out directly, never blocking.
+// queued, or moves them to the output queue q. Publish appends to q
+// directly, never blocking. Whoever holds the write token (writing) is the
+// only one writing to conn: the reader for its own replies, or a writer
+// goroutine that runs only while output is queued (an idle connection has
+// one goroutine, like Redis has no per-client thread).
 type client struct {
 	s       *Server
 	id      int64
@@ -47,12 +51,12 @@ type client struct {
 
 	mu            sync.Mutex
 	cond          *sync.Cond
-	out           []byte
-	spare         []byte
-	closing       bool // no more output is accepted; writer drains then closes
-	writing       bool // a goroutine is writing to conn (reader fast path or writer)
+	q             outQueue
+	closing       bool // no more output is accepted; queued output is drained, then conn closed
+	writing       bool // the write token: a goroutine is writing to conn
 	killed        bool
-	softSince     time.Time // when out first exceeded the pub/sub soft limit
+	released      bool      // conn closed and client unregistered
+	softSince     time.Time // when the output first reached the soft limit
 	proto         int
 	name          string
 	libName       string // CLIENT SETINFO lib-name (Redis 7.2)
@@ -83,7 +87,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.cond = sync.NewCond(&c.mu)
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.authenticated = s.acl.defaultOpen()
-	c.rd = resp.NewReaderLimits(&deadlineReader{c: c}, s.cfg.Limits)
+	c.rd = resp.NewReaderSize(&deadlineReader{c: c}, s.cfg.Limits, readBufSize)
 	c.rd.SetUnauthenticated(c.authRequired())
 	return c
 }
@@ -179,16 +183,49 @@ func (c *client) readLoop() {
 	}
 }
 
-// finish stops deliveries and lets the writer drain and close. The client
-// stays registered until its writer exits, so that Server.Close can still
-// kill a connection whose peer stopped reading.
+// finish stops deliveries and lets queued output drain before the
+// connection is closed. The client stays registered until the last write
+// ends, so that Server.Close can still kill a connection whose peer
+// stopped reading.
 func (c *client) finish() {
 	c.s.ps.unsubscribeAll(c)
 	c.cancel()
 	c.mu.Lock()
 	c.closing = true
 	c.cond.Broadcast()
+	rel := c.settleLocked()
 	c.mu.Unlock()
+	if rel {
+		c.release()
+	}
+}
+
+// settleLocked starts a writer for queued output when nobody holds the
+// write token. It reports whether a closing connection has nothing left
+// to write: the caller then calls release after unlocking c.mu.
+func (c *client) settleLocked() (release bool) {
+	if c.writing {
+		return false
+	}
+	if c.q.size > 0 && !c.killed {
+		c.writing = true
+		c.s.wg.Add(1)
+		go c.writeLoop()
+		return false
+	}
+	if c.closing && !c.released {
+		c.released = true
+		c.q.reset()
+		return true
+	}
+	return false
+}
+
+// release closes the connection and unregisters the client (once, after
+// settleLocked said so).
+func (c *client) release() {
+	_ = c.conn.Close()
+	c.s.removeClient(c)
 }
 
 // addReply buffers encoded reply bytes, honouring CLIENT REPLY.
@@ -228,10 +265,11 @@ func (c *client) protocol() int {
 // flush sends pending replies. Fast path: when nothing is queued and no
 // write is in progress, the reader writes them itself (one syscall, no
 // goroutine hand-off); the socket write may block only this connection.
-// Otherwise they are queued behind the pending output for the writer, and
+// Otherwise they are queued behind the pending output for a writer, and
 // the reader waits while too much output is unsent (a client that
-// pipelines without reading). It returns false when the connection is
-// closing.
+// pipelines without reading). Output over the client's
+// client-output-buffer-limit closes the connection. It returns false when
+// the connection is closing.
 func (c *client) flush() bool {
 	c.mu.Lock()
 	if c.closing {
@@ -239,7 +277,13 @@ func (c *client) flush() bool {
 		c.pending = c.pending[:0]
 		return false
 	}
-	if len(c.pending) > 0 && len(c.out) == 0 && !c.writing && !c.closeNext {
+	if len(c.pending) > 0 && c.overLimit(c.q.size+len(c.pending)) {
+		c.mu.Unlock()
+		c.resetPending()
+		c.limitKill()
+		return false
+	}
+	if len(c.pending) > 0 && c.q.size == 0 && !c.writing && !c.closeNext {
 		c.writing = true
 		c.mu.Unlock()
 		c.setWriteDeadline()
@@ -248,29 +292,39 @@ func (c *client) flush() bool {
 		c.resetPending()
 		c.mu.Lock()
 		c.writing = false
-		c.cond.Broadcast() // the writer may have output queued meanwhile
+		c.cond.Broadcast()
+		rel := false
+		if err == nil {
+			rel = c.settleLocked() // output queued by Publish meanwhile
+		}
 		c.mu.Unlock()
+		if rel {
+			c.release()
+		}
 		if err != nil {
 			c.kill()
 			return false
 		}
 		return true
 	}
-	defer c.mu.Unlock()
 	if len(c.pending) > 0 {
-		c.out = append(c.out, c.pending...)
-		c.cond.Broadcast()
+		c.q.append(c.pending)
 	}
 	c.resetPending()
 	if c.closeNext {
 		c.closing = true
 		c.cond.Broadcast()
-		return false
 	}
-	for len(c.out) > maxPendingReplies && !c.closing {
+	rel := c.settleLocked()
+	for !rel && c.q.size > maxPendingReplies && !c.closing {
 		c.cond.Wait()
 	}
-	return !c.closing
+	ok := !c.closing
+	c.mu.Unlock()
+	if rel {
+		c.release()
+	}
+	return ok
 }
 
 // setWriteDeadline bounds a write to a client that stopped reading by the
@@ -292,31 +346,43 @@ func (c *client) resetPending() {
 }
 
 // deliver appends a pub/sub message without blocking; a client whose
-// output exceeds the pub/sub limits is disconnected.
+// output goes over its client-output-buffer-limit is disconnected.
 func (c *client) deliver(msg []byte) {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
 		return
 	}
-	c.out = append(c.out, msg...)
-	n := len(c.out)
-	over := n > c.s.cfg.PubsubLimit
-	if n > c.s.cfg.PubsubSoftLimit {
-		if c.softSince.IsZero() {
-			c.softSince = time.Now()
-		} else if time.Since(c.softSince) > c.s.cfg.PubsubSoftTime {
-			over = true
-		}
-	} else {
-		c.softSince = time.Time{}
+	c.q.append(msg)
+	over := c.overLimit(c.q.size)
+	rel := false
+	if !over {
+		rel = c.settleLocked()
 	}
-	c.cond.Broadcast()
 	c.mu.Unlock()
-	if over {
-		c.s.cfg.Logf("server: client id=%d addr=%s closed for overcoming of output buffer limits", c.id, c.addr)
-		c.kill()
+	if rel {
+		c.release()
 	}
+	if over {
+		c.limitKill()
+	}
+}
+
+// limitKill closes a client that went over its output limit, with Redis'
+// log line. The connection is reset rather than closed: the bytes still
+// in the kernel's send buffer would only reach a peer that is not reading
+// anyway, and an orphaned socket would hold them (up to tcp_wmem) until
+// the kernel gives up on it.
+func (c *client) limitKill() {
+	c.s.cfg.Logf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.describe())
+	conn := c.conn
+	if tc, ok := conn.(*tls.Conn); ok {
+		conn = tc.NetConn()
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	c.kill()
 }
 
 // kill closes the connection now, dropping unsent output.
@@ -324,50 +390,39 @@ func (c *client) kill() {
 	c.mu.Lock()
 	c.closing = true
 	c.killed = true
-	c.out = nil
+	c.q.reset()
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	_ = c.conn.Close()
 }
 
-// writeLoop sends out until the client closes, then closes the socket.
+// writeLoop holds the write token and sends the queued output until the
+// queue is empty, then gives the token back (and closes the connection if
+// it is closing).
 func (c *client) writeLoop() {
 	defer c.s.wg.Done()
-	defer c.s.removeClient(c)
-	defer c.conn.Close()
 	for {
 		c.mu.Lock()
-		for (len(c.out) == 0 || c.writing) && !c.closing {
-			c.cond.Wait()
-		}
-		for c.writing && !c.killed { // closing: let the reader's write finish
-			c.cond.Wait()
-		}
-		if len(c.out) == 0 || c.killed {
+		if c.q.size == 0 || c.killed {
+			c.writing = false
+			c.cond.Broadcast()
+			rel := c.settleLocked()
 			c.mu.Unlock()
+			if rel {
+				c.release()
+			}
 			return
 		}
-		buf := c.out
-		c.out = c.spare[:0]
-		c.writing = true
+		bs := c.q.take()
+		c.cond.Broadcast() // a reader waiting for room may go on
 		c.mu.Unlock()
 
 		c.setWriteDeadline()
-		n, err := c.conn.Write(buf)
-		c.s.stats.netOut.Add(int64(n))
-
-		c.mu.Lock()
-		c.writing = false
-		if cap(buf) <= 1<<20 {
-			c.spare = buf[:0]
-		} else {
-			c.spare = nil
-		}
-		c.cond.Broadcast()
-		c.mu.Unlock()
+		n, err := writeBlocks(c.conn, bs)
+		c.s.stats.netOut.Add(n)
+		releaseBlocks(bs)
 		if err != nil {
 			c.kill()
-			return
 		}
 	}
 }

@@ -281,7 +281,7 @@ func TestClientThatNeverReadsIsDroppedAfterTimeout(t *testing.T) {
 }
 
 func TestCloseWithPeerThatStoppedReading(t *testing.T) {
-	s, addr, _ := startServer(t, Config{PubsubLimit: 1 << 30, PubsubSoftLimit: 1 << 30})
+	s, addr, _ := startServer(t, Config{OutputLimits: &OutputLimits{Pubsub: OutputLimit{Hard: 1 << 30}}})
 	c := dial(t, addr)
 	if tc, ok := c.conn.(*net.TCPConn); ok {
 		_ = tc.SetReadBuffer(4096)
@@ -290,8 +290,8 @@ func TestCloseWithPeerThatStoppedReading(t *testing.T) {
 	c.expect("*3\r\n$9\r\nsubscribe\r\n$2\r\nev\r\n:1\r\n")
 	// Queue far more than loopback socket buffers hold (but less than
 	// the pub/sub limit): the server's writer blocks on this peer.
-	payload := strings.Repeat("x", 32<<10)
-	for i := 0; i < 1000; i++ {
+	payload := strings.Repeat("x", MaxEventLen)
+	for i := 0; i < 32000; i++ {
 		s.Publish("ev", payload)
 	}
 	if tc, ok := c.conn.(*net.TCPConn); ok {

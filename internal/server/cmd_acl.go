@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -53,6 +54,11 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 			rules[i] = string(r)
 		}
 		if bad, err := a.setUser(string(args[2]), rules); err != nil {
+			var up *UnmatchedParenError
+			if errors.As(err, &up) {
+				c.addError("ERR " + err.Error())
+				return
+			}
 			c.addError("ERR Error in ACL SETUSER modifier '" + bad + "': " + err.Error())
 			return
 		}
@@ -92,14 +98,17 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 			for _, f := range u.flags() {
 				flags = append(flags, resp.Bulk(f))
 			}
-			v = resp.Map(
+			sels := make([]resp.Value, len(u.selectors))
+			for i, s := range u.selectors {
+				sels[i] = resp.Map(s.getuserFields()...)
+			}
+			fields := []resp.Value{
 				resp.Bulk("flags"), resp.Set(flags...),
 				resp.Bulk("passwords"), resp.BulkArray(u.passwords...),
-				resp.Bulk("commands"), resp.Bulk(u.commandsString()),
-				resp.Bulk("keys"), resp.Bulk(u.keysString()),
-				resp.Bulk("channels"), resp.Bulk(u.channelsString()),
-				resp.Bulk("selectors"), resp.Array(),
-			)
+			}
+			fields = append(fields, u.selector.getuserFields()...)
+			fields = append(fields, resp.Bulk("selectors"), resp.Array(sels...))
+			v = resp.Map(fields...)
 		}
 		a.mu.RUnlock()
 		c.addValue(v)
@@ -157,17 +166,7 @@ func cmdACL(c *client, cmd *command, args [][]byte) {
 		_, _ = rand.Read(buf)
 		c.addReply(resp.AppendBulkString(nil, hex.EncodeToString(buf)[:chars]))
 	case "acl|log":
-		if len(args) == 3 && strings.EqualFold(string(args[2]), "reset") {
-			c.addReply([]byte("+OK\r\n"))
-			return
-		}
-		if len(args) == 3 {
-			if n, ok := parseInt(string(args[2])); !ok || n < 0 {
-				c.addError("ERR value is out of range, must be positive")
-				return
-			}
-		}
-		c.addValue(resp.Array())
+		aclLogCommand(c, args)
 	case "acl|save", "acl|load":
 		aclFileCommand(c, cmd.name)
 	case "acl|dryrun":
@@ -197,8 +196,15 @@ func aclDryRun(c *client, args [][]byte) {
 		c.addError("ERR Command '" + string(args[3]) + "' not found")
 		return
 	}
-	if !a.canRun(name, target) {
+	a.mu.RLock()
+	res, idx := checkUser(a.users[name], target, args[3:])
+	a.mu.RUnlock()
+	switch res {
+	case aclDeniedCmd:
 		c.addReply(resp.AppendBulkString(nil, "This user has no permissions to run the '"+target.name+"' command"))
+		return
+	case aclDeniedChannel:
+		c.addReply(resp.AppendBulkString(nil, "This user has no permissions to access the '"+string(args[3+idx])+"' channel"))
 		return
 	}
 	c.addReply([]byte("+OK\r\n"))
@@ -235,24 +241,19 @@ func (s *Server) disconnectUsers(self *client, users []string) {
 }
 
 // killRevokedSubscribers disconnects clients of user whose subscriptions
-// are no longer permitted, like Redis' ACLKillPubsubClientsIfNeeded.
+// are no longer permitted by any of its selectors, like Redis'
+// ACLKillPubsubClientsIfNeeded.
 func (s *Server) killRevokedSubscribers(self *client, user string) {
 	for _, o := range s.clientList() {
 		o.mu.Lock()
 		u := o.user
-		chans := make([][]byte, len(o.channels))
-		for i, ch := range o.channels {
-			chans[i] = []byte(ch)
-		}
-		pats := make([][]byte, len(o.patterns))
-		for i, p := range o.patterns {
-			pats[i] = []byte(p)
-		}
+		chans := slices.Clone(o.channels)
+		pats := slices.Clone(o.patterns)
 		o.mu.Unlock()
 		if u != user || len(chans)+len(pats) == 0 {
 			continue
 		}
-		if s.acl.canAccessChannels(user, chans, false) && s.acl.canAccessChannels(user, pats, true) {
+		if s.acl.subscriptionsAllowed(user, chans, pats) {
 			continue
 		}
 		if o == self {
@@ -260,5 +261,15 @@ func (s *Server) killRevokedSubscribers(self *client, user string) {
 			continue
 		}
 		o.kill()
+	}
+}
+
+// getuserFields are the commands, keys and channels of a selector as ACL
+// GETUSER shows them (aclAddReplySelectorDescription).
+func (s *selector) getuserFields() []resp.Value {
+	return []resp.Value{
+		resp.Bulk("commands"), resp.Bulk(s.commandsString()),
+		resp.Bulk("keys"), resp.Bulk(s.keysString()),
+		resp.Bulk("channels"), resp.Bulk(s.channelsString()),
 	}
 }

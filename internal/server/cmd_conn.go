@@ -73,6 +73,7 @@ func cmdHello(c *client, _ *command, args [][]byte) {
 	}
 	if user != nil {
 		if !c.s.acl.authenticate(*user, *pass) {
+			c.s.aclLogAuthFailure(c, string(args[0]), *user)
 			c.addError("WRONGPASS invalid username-password pair or user is disabled.")
 			return
 		}
@@ -128,6 +129,7 @@ func cmdAuth(c *client, _ *command, args [][]byte) {
 		user, pass = string(args[1]), string(args[2])
 	}
 	if !c.s.acl.authenticate(user, pass) {
+		c.s.aclLogAuthFailure(c, string(args[0]), user)
 		c.addError("WRONGPASS invalid username-password pair or user is disabled.")
 		return
 	}

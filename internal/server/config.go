@@ -12,12 +12,8 @@ const (
 	DefaultPort = 26379
 	// DefaultMaxClients is Redis' maxclients.
 	DefaultMaxClients = 10000
-	// DefaultPubsubLimit is the hard limit of Redis'
-	// "client-output-buffer-limit pubsub 32mb 8mb 60".
-	DefaultPubsubLimit = 32 << 20
-	// DefaultPubsubSoftLimit and DefaultPubsubSoftSeconds are its soft part.
-	DefaultPubsubSoftLimit   = 8 << 20
-	DefaultPubsubSoftSeconds = 60
+	// DefaultACLLogMaxLen is Redis' acllog-max-len.
+	DefaultACLLogMaxLen = 128
 	// maxPendingReplies bounds the reply bytes a pipelining client may
 	// leave unread before its reader stops processing commands.
 	maxPendingReplies = 4 << 20
@@ -61,13 +57,16 @@ type Config struct {
 	// Limits bounds the command reader; Unauth* limits apply until a
 	// client is authenticated.
 	Limits resp.Limits
-	// PubsubLimit is the hard output-buffer limit of a subscribed client;
-	// PubsubSoftLimit held for PubsubSoftTime also disconnects it.
-	PubsubLimit     int
-	PubsubSoftLimit int
-	PubsubSoftTime  time.Duration
+	// OutputLimits are client-output-buffer-limit for the normal and
+	// pubsub classes; nil means Redis' defaults (DefaultOutputLimits).
+	OutputLimits *OutputLimits
+	// ACLLogMaxLen is acllog-max-len: the most ACL LOG entries kept.
+	// 0 means the default (128); a negative value keeps none.
+	ACLLogMaxLen int
 	// ConfigFile, Executable and RunID are shown in INFO server.
 	ConfigFile, Executable, RunID string
+	// now is the clock of the soft output limit (tests replace it).
+	now func() time.Time
 	// Logf receives notable events (clients dropped for limits, bind
 	// failures). Nil means silent.
 	Logf func(format string, args ...any)
@@ -80,17 +79,27 @@ func (c Config) withDefaults() Config {
 	if c.MaxClients <= 0 {
 		c.MaxClients = DefaultMaxClients
 	}
-	if c.PubsubLimit <= 0 {
-		c.PubsubLimit = DefaultPubsubLimit
+	if c.OutputLimits == nil {
+		l := DefaultOutputLimits
+		c.OutputLimits = &l
 	}
-	if c.PubsubSoftLimit <= 0 {
-		c.PubsubSoftLimit = DefaultPubsubSoftLimit
+	switch {
+	case c.ACLLogMaxLen == 0:
+		c.ACLLogMaxLen = DefaultACLLogMaxLen
+	case c.ACLLogMaxLen < 0:
+		c.ACLLogMaxLen = 0
 	}
-	if c.PubsubSoftTime <= 0 {
-		c.PubsubSoftTime = DefaultPubsubSoftSeconds * time.Second
+	if c.now == nil {
+		c.now = time.Now
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
 	return c
 }
+
+// readBufSize is the initial read buffer of a connection. Commands to a
+// sentinel are short; a longer line grows the buffer while it is read and
+// bulk payloads get their own allocation (resp.NewReaderSize), so 4 KiB
+// keeps an idle connection small without costing pipelined throughput.
+const readBufSize = 4 << 10

@@ -123,7 +123,7 @@ func (c *client) exec(args [][]byte) {
 	subscribed := len(c.channels)+len(c.patterns) > 0
 	c.lastCmd = cmd.name
 	c.mu.Unlock()
-	open, allowed := c.s.acl.check(user, cmd)
+	open, res, idx := c.s.acl.check(user, cmd, args)
 	// Redis decides per read whether the small unauthenticated input caps
 	// apply; refresh them as the ACL may have changed.
 	c.rd.SetUnauthenticated(!authed && !open)
@@ -131,14 +131,13 @@ func (c *client) exec(args [][]byte) {
 		c.addError("NOAUTH Authentication required.")
 		return
 	}
-	// Like ACLSelectorCheckCmd, no-auth commands (AUTH, HELLO) pass the
-	// command check whatever the user's rules ("user default off" is
-	// -@all, and AUTH must still work).
-	if !allowed && !top.noAuth {
+	switch res {
+	case aclDeniedCmd:
+		c.s.aclLogDenied(c, "command", cmd.name, user)
 		c.addError("NOPERM this user has no permissions to run the '" + cmd.name + "' command")
 		return
-	}
-	if !c.channelsAllowed(top.name, user, args) {
+	case aclDeniedChannel:
+		c.s.aclLogDenied(c, "channel", string(args[idx]), user)
 		c.addError("NOPERM this user has no permissions to access one of the channels used as arguments")
 		return
 	}
@@ -147,20 +146,6 @@ func (c *client) exec(args [][]byte) {
 		return
 	}
 	handlers[top.name](c, cmd, args)
-}
-
-// channelsAllowed applies the ACL channel rules to SUBSCRIBE, PSUBSCRIBE
-// and PUBLISH.
-func (c *client) channelsAllowed(name, user string, args [][]byte) bool {
-	switch name {
-	case "subscribe":
-		return c.s.acl.canAccessChannels(user, args[1:], false)
-	case "psubscribe":
-		return c.s.acl.canAccessChannels(user, args[1:], true)
-	case "publish":
-		return c.s.acl.canAccessChannels(user, args[1:2], false)
-	}
-	return true
 }
 
 // copyArgs returns args copied out of the reader's reused buffer.

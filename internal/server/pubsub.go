@@ -70,11 +70,21 @@ func (p *pubsub) unsubscribeAll(c *client) {
 	p.mu.Unlock()
 }
 
+// MaxEventLen is the longest event message published: sentinelEvent
+// formats events into a LOG_MAX_LEN (1024) byte buffer, so redis-sentinel
+// publishes at most 1023 bytes and cuts longer ones (a long master name).
+const MaxEventLen = 1023
+
 // Publish delivers message to the clients subscribed to channel (directly
-// or through a pattern) and returns how many deliveries were made. It never
-// blocks on a slow client: output is queued, and a subscriber whose queue
-// exceeds the pub/sub output limits is disconnected.
+// or through a pattern) and returns how many deliveries were made. Like
+// redis-sentinel, a message longer than MaxEventLen bytes is cut to that
+// length. It never blocks on a slow client: output is queued, and a
+// subscriber whose queue goes over the pubsub client-output-buffer-limit
+// is disconnected.
 func (s *Server) Publish(channel, message string) int {
+	if len(message) > MaxEventLen {
+		message = message[:MaxEventLen]
+	}
 	type target struct {
 		c       *client
 		pattern string

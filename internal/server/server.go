@@ -32,6 +32,7 @@ type Server struct {
 	cmds    map[string]*command // dispatch names after rename-command
 	live    map[*command]bool   // top-level commands still in cmds
 	acl     *acl
+	aclLog  aclLog
 	ps      pubsub
 	start   time.Time
 	runID   string
@@ -279,9 +280,8 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	c := newClient(s, conn)
 	s.clients[c.id] = c
-	s.wg.Add(2)
+	s.wg.Add(1)
 	s.mu.Unlock()
-	go c.writeLoop()
 	go c.readLoop()
 }
 

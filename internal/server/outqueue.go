@@ -1,0 +1,71 @@
+package server
+
+import (
+	"net"
+)
+
+// outBlockSize is the size of one output block, Redis' PROTO_REPLY_CHUNK_BYTES.
+const outBlockSize = 16 << 10
+
+// outBlock is one output block; mapped blocks are outside the Go heap.
+type outBlock struct {
+	b      []byte
+	mapped bool
+}
+
+// outQueue is a client's unsent output as a list of fixed-size blocks, like
+// Redis' reply list: appending never copies what is already queued and
+// never doubles an array, so a queue of n bytes holds at most n plus one
+// block. Blocks live outside the Go heap (outblock_unix.go): a subscriber
+// that stops reading grows the queue up to its output limit, and on the
+// heap that would also raise the garbage collector's target (twice the
+// live heap) by as much again; off the heap, a dropped queue's memory goes
+// back to the system at once, as with Redis' malloc.
+type outQueue struct {
+	blocks []*outBlock
+	size   int // queued bytes
+}
+
+// append copies b to the end of the queue.
+func (q *outQueue) append(b []byte) {
+	q.size += len(b)
+	for len(b) > 0 {
+		if n := len(q.blocks); n > 0 {
+			last := q.blocks[n-1]
+			if free := cap(last.b) - len(last.b); free > 0 {
+				k := min(free, len(b))
+				last.b = append(last.b, b[:k]...)
+				b = b[k:]
+				continue
+			}
+		}
+		q.blocks = append(q.blocks, getBlock())
+	}
+}
+
+// take removes and returns every queued block.
+func (q *outQueue) take() []*outBlock {
+	bs := q.blocks
+	q.blocks, q.size = nil, 0
+	return bs
+}
+
+// reset drops the queued output.
+func (q *outQueue) reset() { releaseBlocks(q.take()) }
+
+// releaseBlocks frees blocks; the caller must not use them afterwards.
+func releaseBlocks(bs []*outBlock) {
+	for _, b := range bs {
+		putBlock(b)
+	}
+}
+
+// writeBlocks writes the blocks to conn in one writev where the connection
+// supports it, and returns the bytes written.
+func writeBlocks(conn net.Conn, bs []*outBlock) (int64, error) {
+	bufs := make(net.Buffers, len(bs))
+	for i, b := range bs {
+		bufs[i] = b.b
+	}
+	return bufs.WriteTo(conn)
+}
