@@ -156,6 +156,15 @@ func (c *trackedConn) Close() error {
 	c.closed = true
 	var err error
 	if !already {
+		if !c.failed.Load() && !c.stale.Load() && peerClosed(c.Conn) {
+			// go-redis's health check found the socket closed by
+			// the server (a killed master) and discards it without
+			// a read or write of ours: still a failed connection,
+			// so the background work waits failGrace instead of
+			// stopping (and restarting its subscriptions and
+			// sentinel connections at the next dial).
+			c.failed.Store(true)
+		}
 		err = c.Conn.Close()
 	}
 	c.closeMu.Unlock()

@@ -103,7 +103,9 @@ func (r *resolver) idleFired(act *activation) {
 		return
 	}
 	if left := failGrace - time.Since(r.idleSince); !closed && r.lastCloseFailed && left > 0 {
-		r.idleTimer = time.AfterFunc(left, func() { r.idleFired(act) })
+		// Checked again every idleGrace, so that a Close during the
+		// grace is noticed within idleGrace.
+		r.idleTimer = time.AfterFunc(min(left, idleGrace), func() { r.idleFired(act) })
 		r.mu.Unlock()
 		return
 	}

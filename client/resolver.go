@@ -49,6 +49,7 @@ type resolver struct {
 	meta       map[string]*sentinelMeta
 	lastEnd    time.Time     // end of the last resolution
 	lastErr    error         // error of the last resolution
+	lastTook   time.Duration // how long the last resolution took (sentinel round trips, ROLE probes)
 	failStreak int           // consecutive failed resolutions
 	failSince  time.Time     // end of the first of them
 	forced     bool          // a hint asked for a resolution: skip the failure gap
@@ -301,6 +302,7 @@ func (r *resolver) launchLocked(c *call) {
 func (r *resolver) runResolution(ctx context.Context, c *call) {
 	defer r.wg.Done()
 	defer c.cancel()
+	start := time.Now()
 	var err error
 	if r.want == roleMaster {
 		err = r.resolveMaster(ctx, c)
@@ -329,6 +331,7 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	}
 	r.inflight = nil
 	r.lastEnd = time.Now()
+	r.lastTook = r.lastEnd.Sub(start)
 	r.lastErr = err
 	r.broadcastLocked()
 	r.mu.Unlock()
@@ -484,7 +487,13 @@ func (r *resolver) failGap() time.Duration {
 			// the verification pace.
 			return max(r.opt.MaxRoleBackoff, r.opt.VerifyInterval/2)
 		}
-		return r.opt.MinRoleBackoff
+		// At most one third of the time spent asking: on loopback a
+		// resolution takes a few ms and the pace stays MinRoleBackoff;
+		// when the sentinels slow down (a fleet of clients polling them
+		// in the same outage) the pace slows down with them instead of
+		// piling up queries that time out (SentinelTimeout) and reorder
+		// the sentinel list towards cold connections.
+		return min(max(r.opt.MinRoleBackoff, 2*r.lastTook), max(r.opt.MaxRoleBackoff, r.opt.VerifyInterval/2))
 	}
 	d := r.opt.MinRoleBackoff
 	for i := 1; i < r.failStreak && d < r.opt.MaxRoleBackoff; i++ {

@@ -1,0 +1,50 @@
+package client
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/testutil"
+)
+
+// TestOutageKeepsSentinelConnections: while the master is dead (the
+// sentinels still name it) an application writing every 200 ms has no
+// data connection most of the time. Its background work (subscriptions,
+// sentinel query connections) must stay through the outage rather than
+// stop 100 ms after the last connection closed and be dialled again at
+// the next write: go-redis's pool health check discards the dead
+// connection without a read or write of ours, which counted as a normal
+// close. Before the fix one client dialled its sentinels 28 times in such
+// an outage (a fleet of 200: 2897 sentinel connections in 30 s).
+func TestOutageKeepsSentinelConnections(t *testing.T) {
+	t.Parallel()
+	top := testutil.StartTopology(t, 0)
+	_, addrs := startFakeSentinels(t, top.Master.Addr(), 2) // both warm (SentinelQuorum 2)
+	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: addrs, DialTimeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if err := rdb.Set(ctx, "k", i, 0).Err(); err != nil {
+			t.Fatalf("write before the kill: %v", err)
+		}
+	}
+	testutil.WaitFor(t, 5*time.Second, "subscriptions to both sentinels", func() bool {
+		return statsOf(t, rdb).SentinelDials >= 4 // 2 query connections + 2 subscriptions
+	})
+	before := statsOf(t, rdb)
+	top.Master.Kill()
+	<-top.Master.Done()
+	for i := 0; i < 8; i++ {
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := rdb.Set(wctx, "k", i, 0).Err()
+		cancel()
+		if err == nil {
+			t.Fatalf("write %d acknowledged with the master dead", i)
+		}
+		time.Sleep(200 * time.Millisecond) // the application's write period
+	}
+	st := statsOf(t, rdb)
+	if d := st.SentinelDials - before.SentinelDials; d != 0 {
+		t.Errorf("%d sentinel connections opened during the outage, want 0 (resolutions %d)", d, st.Resolutions-before.Resolutions)
+	}
+}
