@@ -17,7 +17,8 @@ type candidate struct {
 	// reportsMaster: its last INFO said role:master (a master's INFO has no
 	// slave_priority, so its priority can never be known).
 	reportsMaster bool
-	// replicatedFromMaster: it was once seen replicating from this master.
+	// replicatedFromMaster: it was once seen replicating from this master,
+	// or the master now replicates from it (masterFollows).
 	replicatedFromMaster bool
 	offset               uint64
 	down                 bool   // SDOWN or ODOWN
@@ -59,7 +60,8 @@ func (p selectParams) eligible(c candidate) bool {
 		// converted) lacks every write acknowledged since the switch:
 		// promoting it would throw them away (docs/core.md decision 13).
 		// A replica promoted by a leader that then crashed did replicate
-		// from it, and stays eligible.
+		// from it, and stays eligible; so does a node the master itself
+		// now replicates from.
 		return false
 	case c.infoAge > infoValidity:
 		return false
@@ -130,6 +132,15 @@ func (s *Sentinel) selectSlave(m *instance) *instance {
 	return m.m.replicas[ranked[0].key]
 }
 
+// masterFollows reports whether r's master last reported role:slave
+// replicating from r: r then holds everything the master has (an operator
+// or a lost failover turned them round), so promoting it loses nothing.
+func masterFollows(r *instance) bool {
+	m := r.master
+	return m != nil && m.roleReported == fSlave && m.slaveMasterHost != "" &&
+		addrEqualsHost(r.addr, m.slaveMasterHost, m.slaveMasterPort)
+}
+
 func (s *Sentinel) candidateOf(r *instance) candidate {
 	infoAge := s.now - r.infoRefresh
 	if r.infoRefresh == 0 {
@@ -141,7 +152,7 @@ func (s *Sentinel) candidateOf(r *instance) candidate {
 		priority:             r.priority,
 		priorityKnown:        r.priorityKnown,
 		reportsMaster:        r.roleReported == fMaster,
-		replicatedFromMaster: r.replicatedFromMaster,
+		replicatedFromMaster: r.replicatedFromMaster || masterFollows(r),
 		offset:               r.replOffset,
 		down:                 r.flags&(fSDown|fODown) != 0,
 		disconnected:         r.link.disconnected(),

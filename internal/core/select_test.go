@@ -123,6 +123,11 @@ func TestOldMasterNotPromoted(t *testing.T) {
 	if got := s.selectSlave(m); got != nil {
 		t.Fatalf("selected %s, a master that never replicated from mym", got.name)
 	}
+	s.refreshInfo(m, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6380\r\n")
+	if got := s.selectSlave(m); got != r {
+		t.Fatalf("mym replicates from %s, which holds all its data, but it was not selected: %v", r.name, got)
+	}
+	s.refreshInfo(m, "role:master\r\n")
 	s.refreshInfo(r, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6379\r\nslave_priority:7\r\n") // the sentinels saw it replicate from mym
 	s.refreshInfo(r, "role:master\r\n")
 	if got := s.selectSlave(m); got != r {
