@@ -1,20 +1,19 @@
 package runtime
 
 import (
-	"context"
 	"net"
 	"os"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/gosentinel/gosentinel/internal/config"
 	"github.com/gosentinel/gosentinel/internal/core"
 	"github.com/gosentinel/gosentinel/internal/resp"
 )
 
-// coreConfig builds the core's Config from sentinel.conf.
-func coreConfig(c *config.Config, timing core.Timing) core.Config {
+// coreConfig builds the core's Config from sentinel.conf;
+// resolve resolves hostnames (a dnsCache's resolve) when resolve-hostnames is on.
+func coreConfig(c *config.Config, timing core.Timing, resolve func(string) (string, bool)) core.Config {
 	s := c.Sentinel
 	cc := core.Config{
 		State: core.State{
@@ -38,12 +37,12 @@ func coreConfig(c *config.Config, timing core.Timing) core.Config {
 		cc.Port = c.Server.TLSPort
 	}
 	if s.ResolveHostnames {
-		cc.ResolveIP = resolveIP
+		cc.ResolveIP = resolve
 	}
 	for _, m := range s.Masters {
 		mc := core.MasterConfig{
 			Name:                        m.Name,
-			Addr:                        coreAddr(m.Host, m.Port, s.ResolveHostnames),
+			Addr:                        coreAddr(m.Host, m.Port, s.ResolveHostnames, resolve),
 			Quorum:                      m.Quorum,
 			DownAfter:                   m.DownAfterMillis,
 			FailoverTimeout:             m.FailoverTimeoutMillis,
@@ -61,11 +60,11 @@ func coreConfig(c *config.Config, timing core.Timing) core.Config {
 			mc.RenameCommands = append(mc.RenameCommands, core.Rename{From: r.Old, To: r.New})
 		}
 		for _, r := range m.KnownReplicas {
-			mc.KnownReplicas = append(mc.KnownReplicas, coreAddr(r.Host, r.Port, s.ResolveHostnames))
+			mc.KnownReplicas = append(mc.KnownReplicas, coreAddr(r.Host, r.Port, s.ResolveHostnames, resolve))
 		}
 		for _, p := range m.KnownSentinels {
 			mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{
-				Addr: coreAddr(p.Host, p.Port, s.ResolveHostnames), RunID: p.RunID,
+				Addr: coreAddr(p.Host, p.Port, s.ResolveHostnames, resolve), RunID: p.RunID,
 			})
 		}
 		cc.Masters = append(cc.Masters, mc)
@@ -76,26 +75,14 @@ func coreConfig(c *config.Config, timing core.Timing) core.Config {
 // coreAddr returns an Addr for host; literal IPs have IP == Host, names
 // are resolved when resolve-hostnames is on (and left empty otherwise or
 // when resolution fails; the link resolves again at dial time).
-func coreAddr(host string, port int, resolve bool) core.Addr {
+func coreAddr(host string, port int, resolveHostnames bool, resolve func(string) (string, bool)) core.Addr {
 	a := core.Addr{Host: host, Port: port}
 	if ip := net.ParseIP(host); ip != nil {
 		a.IP = host
-	} else if resolve {
-		a.IP, _ = resolveIP(host)
+	} else if resolveHostnames && resolve != nil {
+		a.IP, _ = resolve(host)
 	}
 	return a
-}
-
-// resolveIP resolves a hostname with a short timeout (the core calls it
-// synchronously for SENTINEL MONITOR and replicas announced by name).
-func resolveIP(host string) (string, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupHost(ctx, host)
-	if err != nil || len(ips) == 0 {
-		return "", false
-	}
-	return ips[0], true
 }
 
 // executable reports access(path, X_OK) like Sentinel's script checks.

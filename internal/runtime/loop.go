@@ -26,6 +26,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	if len(r.srv.Addrs()) == 0 {
 		if err := r.Start(); err != nil {
 			r.links.Shutdown()
+			r.dns.close()
 			return err
 		}
 	}
@@ -51,6 +52,7 @@ func (r *Runtime) stop() {
 		_ = p.Kill()
 	}
 	r.scrMu.Unlock()
+	r.dns.close()
 	r.wg.Wait()
 }
 

@@ -66,6 +66,7 @@ type Runtime struct {
 	log   *slog.Logger
 	core  *core.Sentinel
 	links *link.Manager
+	dns   *dnsCache // resolve-hostnames lookups (dnscache.go)
 	srv   *server.Server
 	start time.Time
 
@@ -125,8 +126,10 @@ func New(opts Options) (*Runtime, error) {
 	if timing == (core.Timing{}) {
 		timing = core.DefaultTiming()
 	}
-	sc, err := core.New(coreConfig(opts.Config, timing), opts.Rand)
+	dns := newDNSCache() // dnscache.go
+	sc, err := core.New(coreConfig(opts.Config, timing, dns.resolve), opts.Rand)
 	if err != nil {
+		dns.close()
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	lc := opts.Link
@@ -146,6 +149,7 @@ func New(opts Options) (*Runtime, error) {
 		}
 		tc, err := link.NewTLSConfig(files)
 		if err != nil {
+			dns.close()
 			return nil, fmt.Errorf("runtime: tls-replication: %w", err)
 		}
 		applyTLSOptions(tc, o) // tlsopts.go
@@ -156,6 +160,7 @@ func New(opts Options) (*Runtime, error) {
 		log:      opts.Logger,
 		core:     sc,
 		links:    link.NewManager(lc),
+		dns:      dns,
 		start:    time.Now(),
 		requests: make(chan request),
 		internal: make(chan core.Event, 64),
@@ -169,6 +174,7 @@ func New(opts Options) (*Runtime, error) {
 	srv, err := server.New(serverConfig(opts, r.log), r)
 	if err != nil {
 		r.links.Shutdown()
+		r.dns.close()
 		return nil, startupError(err)
 	}
 	r.srv = srv
