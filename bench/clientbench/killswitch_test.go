@@ -82,11 +82,11 @@ func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Durati
 	wo := startWriter(t, "o:", our)
 	wg := startWriter(t, "g:", their)
 	testutil.WaitFor(t, 10*time.Second, "writes and the subscriptions", func() bool {
-		subs := 1 // go-redis's
+		subs := 1 // go-redis's, on whichever sentinel it picked
 		if !o.DisablePubSub {
-			subs++
+			subs += 2 // ours: one per sentinel
 		}
-		return wo.count() > 20 && wg.count() > 20 && fs.subCount() >= subs
+		return wo.count() > 20 && wg.count() > 20 && fs.subCount()+lag.subCount() >= subs
 	})
 	st, _ := client.StatsOf(our)
 	base := st.ResolutionErrors
@@ -109,7 +109,10 @@ func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Durati
 	if tc.channel != "" {
 		oh, op, _ := net.SplitHostPort(oldAddr)
 		nh, np, _ := net.SplitHostPort(newAddr)
+		// Every sentinel publishes +switch-master once it adopts the
+		// new configuration; go-redis listens to one sentinel only.
 		fs.publish(tc.channel, "mymaster "+oh+" "+op+" "+nh+" "+np)
+		lag.publish(tc.channel, "mymaster "+oh+" "+op+" "+nh+" "+np)
 	}
 	took := func(w *writer) time.Duration {
 		deadline := time.Now().Add(10 * time.Second)
