@@ -187,9 +187,6 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		if r.hasLinkStatus {
 			i.slaveMasterLinkUp = r.linkUp
 		}
-		if i.isSlave() && r.hasMasterHost && r.hasMasterPort && addrEqualsHost(i.master.addr, r.masterHost, r.masterPort) {
-			i.replicatedFromMaster = true
-		}
 		if r.hasPriority {
 			i.priority = r.priority
 			i.priorityKnown = true

@@ -60,13 +60,9 @@ type instance struct {
 	slaveMasterLinkUp  bool
 	priority           int
 	priorityKnown      bool // slave_priority was read from INFO at least once
-	// replicatedFromMaster: INFO once showed role:slave replicating from
-	// this master's current address (select.go: only such a node may be
-	// promoted while it reports role:master).
-	replicatedFromMaster bool
-	replOffset           uint64
-	replicaAnnounced     bool
-	reconfSentTime       Millis
+	replOffset         uint64
+	replicaAnnounced   bool
+	reconfSentTime     Millis
 
 	// sentinel fields: the vote the peer reported
 	leader      string

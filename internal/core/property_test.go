@@ -82,24 +82,23 @@ func TestPropertyRanking(t *testing.T) {
 		var cs []candidate
 		for k := 0; k < rng.IntN(7); k++ {
 			cs = append(cs, candidate{
-				key:                  string(rune('a' + k)),
-				runid:                runids[rng.IntN(len(runids))],
-				priority:             rng.IntN(3) * 50,
-				priorityKnown:        rng.IntN(6) > 0,
-				reportsMaster:        rng.IntN(4) == 0,
-				replicatedFromMaster: rng.IntN(3) > 0,
-				offset:               uint64(rng.IntN(3)),
-				down:                 rng.IntN(8) == 0,
-				disconnected:         rng.IntN(8) == 0,
-				lastAvailAge:         Millis(rng.IntN(7000)),
-				infoAge:              Millis(rng.IntN(40000)),
-				linkDownTime:         Millis(rng.IntN(80000)),
+				key:           string(rune('a' + k)),
+				runid:         runids[rng.IntN(len(runids))],
+				priority:      rng.IntN(3) * 50,
+				priorityKnown: rng.IntN(6) > 0,
+				reportsMaster: rng.IntN(4) == 0,
+				offset:        uint64(rng.IntN(3)),
+				down:          rng.IntN(8) == 0,
+				disconnected:  rng.IntN(8) == 0,
+				lastAvailAge:  Millis(rng.IntN(7000)),
+				infoAge:       Millis(rng.IntN(40000)),
+				linkDownTime:  Millis(rng.IntN(80000)),
 			})
 		}
 		got := rankCandidates(p, cs)
 		eligible := 0
 		for _, c := range cs {
-			ok := !c.down && !c.disconnected && c.priority != 0 && (c.priorityKnown || c.reportsMaster) && (!c.reportsMaster || c.replicatedFromMaster) && c.lastAvailAge <= 5000
+			ok := !c.down && !c.disconnected && c.priority != 0 && (c.priorityKnown || c.reportsMaster) && c.lastAvailAge <= 5000
 			validity := Millis(30000)
 			maxDown := Millis(50000)
 			if p.masterSDown {

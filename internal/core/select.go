@@ -17,15 +17,12 @@ type candidate struct {
 	// reportsMaster: its last INFO said role:master (a master's INFO has no
 	// slave_priority, so its priority can never be known).
 	reportsMaster bool
-	// replicatedFromMaster: it was once seen replicating from this master,
-	// or the master now replicates from it (masterFollows).
-	replicatedFromMaster bool
-	offset               uint64
-	down                 bool   // SDOWN or ODOWN
-	disconnected         bool   // link disconnected
-	lastAvailAge         Millis // now - last valid PING reply
-	infoAge              Millis // now - last INFO
-	linkDownTime         Millis // master_link_down_since_seconds in ms
+	offset        uint64
+	down          bool   // SDOWN or ODOWN
+	disconnected  bool   // link disconnected
+	lastAvailAge  Millis // now - last valid PING reply
+	infoAge       Millis // now - last INFO
+	linkDownTime  Millis // master_link_down_since_seconds in ms
 }
 
 // selectParams are the master-side inputs of sentinelSelectSlave.
@@ -53,15 +50,6 @@ func (p selectParams) eligible(c candidate) bool {
 	case c.lastAvailAge > 5*p.pingPeriod:
 		return false
 	case c.priority == 0, !c.priorityKnown && !c.reportsMaster:
-		return false
-	case c.reportsMaster && !c.replicatedFromMaster:
-		// A node running as master that never replicated from this master
-		// (an old master listed as a replica at +switch-master and not yet
-		// converted) lacks every write acknowledged since the switch:
-		// promoting it would throw them away (docs/core.md decision 13).
-		// A replica promoted by a leader that then crashed did replicate
-		// from it, and stays eligible; so does a node the master itself
-		// now replicates from.
 		return false
 	case c.infoAge > infoValidity:
 		return false
@@ -132,32 +120,22 @@ func (s *Sentinel) selectSlave(m *instance) *instance {
 	return m.m.replicas[ranked[0].key]
 }
 
-// masterFollows reports whether r's master last reported role:slave
-// replicating from r: r then holds everything the master has (an operator
-// or a lost failover turned them round), so promoting it loses nothing.
-func masterFollows(r *instance) bool {
-	m := r.master
-	return m != nil && m.roleReported == fSlave && m.slaveMasterHost != "" &&
-		addrEqualsHost(r.addr, m.slaveMasterHost, m.slaveMasterPort)
-}
-
 func (s *Sentinel) candidateOf(r *instance) candidate {
 	infoAge := s.now - r.infoRefresh
 	if r.infoRefresh == 0 {
 		infoAge = s.now
 	}
 	return candidate{
-		key:                  r.name,
-		runid:                r.runid,
-		priority:             r.priority,
-		priorityKnown:        r.priorityKnown,
-		reportsMaster:        r.roleReported == fMaster,
-		replicatedFromMaster: r.replicatedFromMaster || masterFollows(r),
-		offset:               r.replOffset,
-		down:                 r.flags&(fSDown|fODown) != 0,
-		disconnected:         r.link.disconnected(),
-		lastAvailAge:         s.now - r.link.lastAvailTime,
-		infoAge:              infoAge,
-		linkDownTime:         r.masterLinkDownTime,
+		key:           r.name,
+		runid:         r.runid,
+		priority:      r.priority,
+		priorityKnown: r.priorityKnown,
+		reportsMaster: r.roleReported == fMaster,
+		offset:        r.replOffset,
+		down:          r.flags&(fSDown|fODown) != 0,
+		disconnected:  r.link.disconnected(),
+		lastAvailAge:  s.now - r.link.lastAvailTime,
+		infoAge:       infoAge,
+		linkDownTime:  r.masterLinkDownTime,
 	}
 }

@@ -37,15 +37,11 @@ func TestRankCandidates(t *testing.T) {
 		{"priority unknown but running as master, ranked after known", p, []candidate{
 			func() candidate {
 				c := ok("a", "1", 1, 9)
-				c.priorityKnown, c.reportsMaster, c.replicatedFromMaster = false, true, true
+				c.priorityKnown, c.reportsMaster = false, true
 				return c
 			}(),
 			ok("b", "2", 100, 0)}, []string{"b", "a"}},
-		{"running as master, never replicated from this master (an old master not yet converted)", p, []candidate{
-			func() candidate { c := ok("a", "1", 1, 9); c.priorityKnown, c.reportsMaster = false, true; return c }(),
-			ok("b", "2", 100, 0)}, []string{"b"}},
-		{"only an old master not yet converted: no candidate", p, []candidate{
-			func() candidate { c := ok("a", "1", 1, 9); c.reportsMaster = true; return c }()}, nil},
+
 		{"empty", p, nil, nil},
 	}
 	for _, tt := range tests {
@@ -106,31 +102,5 @@ func TestUnknownPriority(t *testing.T) {
 	s.refreshInfo(r, replicaInfo) // role:slave, slave_priority:7
 	if got := s.selectSlave(m); got != r || !r.priorityKnown {
 		t.Fatalf("not selected once the priority is known: %v", got)
-	}
-}
-
-// TestOldMasterNotPromoted: a node listed as a replica that runs as master
-// and never replicated from the current master (the old master after
-// +switch-master, isolated and not converted yet: fault lab C7) is not
-// promoted — it lacks the writes acknowledged since the switch.
-func TestOldMasterNotPromoted(t *testing.T) {
-	s := newTestCore(t)
-	m := s.masters["mym"]
-	r := m.lookupReplica("127.0.0.1", 6380)
-	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.cc})
-	s.Step(1, LinkConnected{Link: r.link.id, Conn: r.link.pc})
-	s.refreshInfo(r, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n")
-	if got := s.selectSlave(m); got != nil {
-		t.Fatalf("selected %s, a master that never replicated from mym", got.name)
-	}
-	s.refreshInfo(m, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6380\r\n")
-	if got := s.selectSlave(m); got != r {
-		t.Fatalf("mym replicates from %s, which holds all its data, but it was not selected: %v", r.name, got)
-	}
-	s.refreshInfo(m, "role:master\r\n")
-	s.refreshInfo(r, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6379\r\nslave_priority:7\r\n") // the sentinels saw it replicate from mym
-	s.refreshInfo(r, "role:master\r\n")
-	if got := s.selectSlave(m); got != r {
-		t.Fatalf("a replica of mym promoted behind our back is not selected: %v", got)
 	}
 }

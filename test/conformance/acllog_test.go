@@ -19,7 +19,7 @@ func TestACLSelectors(t *testing.T) {
 		setup := seq{name: "selectors", proto: proto, cmds: []cmd{
 			c("ACL", "SETUSER", "u", "on", ">p", "+@all", "(~x +get)"),
 			c("ACL", "SETUSER", "u2", "on", ">p", "+@all", "(~x +ping)", "(&foo +subscribe)"),
-			c("ACL", "SETUSER", "u3", "on", "nopass", "-@all", "(~x", "+ping)", "(&ev*", "&x", "+publish", "+subscribe)"),
+			c("ACL", "SETUSER", "u3", "on", "nopass", "-@all", "(~x", "+ping)", "(&ev*", "&x", "+publish)"), // one command per selector: real renders several in a per-process hash order
 			c("ACL", "SETUSER", "u4", "(~x", "+ping"),
 			c("ACL", "SETUSER", "u4", "(on)"),
 			c("ACL", "SETUSER", "u4", "()", "(  )", "(%R~k* allchannels +@all -@dangerous)"),
