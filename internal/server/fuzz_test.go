@@ -36,6 +36,11 @@ func FuzzExec(f *testing.F) {
 		a, b := net.Pipe()
 		defer a.Close()
 		defer b.Close()
+		// Read the client's end: net.Pipe is synchronous, and a command
+		// whose output the server writes out (over its pause threshold)
+		// would otherwise block the fuzz worker for good ("context deadline
+		// exceeded" at the end of a fuzz run).
+		go func() { _, _ = io.Copy(io.Discard, b) }()
 		c := newClient(srv, a)
 		srv.mu.Lock()
 		srv.clients[c.id] = c
