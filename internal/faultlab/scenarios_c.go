@@ -30,6 +30,25 @@ func (h heals) run() error {
 	return errors.Join(errs...)
 }
 
+// cutHosts drops traffic between host a and each of others (both
+// directions with both, else only a's new connections to them, netlab.Cut)
+// and returns the tracked heals.
+func cutHosts(e *Env, a string, others []string, both bool) (heals, error) {
+	var hs heals
+	for _, o := range others {
+		cut := e.Lab.Cut
+		if both {
+			cut = e.Lab.CutBoth
+		}
+		heal, err := cut(e.Top.Host(a), e.Top.Host(o), netlab.Drop)
+		if err != nil {
+			return hs, err
+		}
+		hs = append(hs, e.Track(heal))
+	}
+	return hs, nil
+}
+
 // cutSentinelsFromMaster cuts every sentinel host's packets to the master
 // host (one way), with the given mode.
 func cutSentinelsFromMaster(e *Env, master string, mode netlab.CutMode) (heals, error) {
@@ -229,13 +248,9 @@ func init() {
 		Fault:    "s1 (first in the clients' list) cut from every redis and sentinel; s2, s3 cut from h1 until they fail over, then h1 is demoted while s1 still names it",
 		Expected: "the client checks ROLE and moves on to the next sentinel",
 		Schedule: func(ctx context.Context, e *Env) error {
-			var s1 heals
-			for _, h := range []string{"h1", "h2", "h3", "s2", "s3"} {
-				heal, err := e.Lab.CutBoth(e.Top.Host("s1"), e.Top.Host(h), netlab.Drop)
-				if err != nil {
-					return err
-				}
-				s1 = append(s1, e.Track(heal))
+			s1, err := cutHosts(e, "s1", []string{"h1", "h2", "h3", "s2", "s3"}, true)
+			if err != nil {
+				return err
 			}
 			if err := e.Jitter(ctx, 500*time.Millisecond); err != nil {
 				return err
@@ -243,11 +258,11 @@ func init() {
 			e.Fault()
 			var cut heals
 			for _, s := range []string{"s2", "s3"} {
-				heal, err := e.Lab.Cut(e.Top.Host(s), e.Top.Host("h1"), netlab.Drop)
+				hs, err := cutHosts(e, s, []string{"h1"}, false)
 				if err != nil {
 					return err
 				}
-				cut = append(cut, e.Track(heal))
+				cut = append(cut, hs...)
 			}
 			if _, err := e.WaitSwitch(ctx, "h1", 40*time.Second, "s2", "s3"); err != nil {
 				return err
@@ -272,7 +287,7 @@ func init() {
 			if err := e.Sleep(ctx, 10*time.Second); err != nil {
 				return err
 			}
-			err := s1.run()
+			err = s1.run()
 			e.Heal()
 			return err
 		},

@@ -26,13 +26,9 @@ func init() {
 			"(h1 alive and role:master meanwhile); then s1 cut from h1 too and s2, s3 healed: h1 demoted while s1 still names it; s1 healed 10 s later",
 		Expected: "the client prefers the answer confirmed by ROLE, never caches an unverified master; 0 acked writes on a node reporting role:slave",
 		Schedule: func(ctx context.Context, e *Env) error {
-			var s1 heals
-			for _, h := range []string{"h2", "h3", "s2", "s3"} {
-				heal, err := e.Lab.CutBoth(e.Top.Host("s1"), e.Top.Host(h), netlab.Drop)
-				if err != nil {
-					return err
-				}
-				s1 = append(s1, e.Track(heal))
+			s1, err := cutHosts(e, "s1", []string{"h2", "h3", "s2", "s3"}, true)
+			if err != nil {
+				return err
 			}
 			if err := e.Jitter(ctx, 500*time.Millisecond); err != nil {
 				return err
@@ -40,11 +36,11 @@ func init() {
 			e.Fault()
 			var cut heals
 			for _, s := range []string{"s2", "s3"} {
-				heal, err := e.Lab.Cut(e.Top.Host(s), e.Top.Host("h1"), netlab.Drop)
+				hs, err := cutHosts(e, s, []string{"h1"}, false)
 				if err != nil {
 					return err
 				}
-				cut = append(cut, e.Track(heal))
+				cut = append(cut, hs...)
 			}
 			if _, err := e.WaitSwitch(ctx, "h1", 40*time.Second, "s2", "s3"); err != nil {
 				return err
