@@ -97,9 +97,9 @@ func (s *Sentinel) groupDeadline(m *instance, in Millis) Millis {
 // silentDeadlines adds an instance's SDOWN and fast-PING deadlines.
 func (s *Sentinel) silentDeadlines(d *deadlineMin, i *instance) {
 	l := i.link
-	if l.actPingTime != 0 || l.disconnected() {
+	if base, ok := s.silentSince(i); ok {
 		// SDOWN counts from the last valid reply (fastdetect.go).
-		d.consider(l.lastAvailTime + i.downAfter + 1)
+		d.consider(base + i.downAfter + 1)
 	}
 	if p := s.pingInterval(i); p < s.timing.PingPeriod && l.ccState == connUp {
 		// A short down-after: the next PING is due before the next

@@ -8,7 +8,8 @@ package core
 //     every min(ping-period, down-after/10) (at least FastPingFloor), and an
 //     instance with a PING pending is SDOWN once now-last_avail_time >
 //     down-after (sentinel.c's rule, now-act_ping_time > down-after, still
-//     holds and is implied). A healthy instance is tolerated up to ~0.9×
+//     holds and is implied; silentSince bounds the gain to two PING
+//     intervals, so lowering down-after at runtime flags nothing). A healthy instance is tolerated up to ~0.9×
 //     down-after of PING latency instead of down-after.
 //   - ODOWN without waiting an ask-period: while a master is SDOWN and not
 //     ODOWN, a peer whose last answer said "not down" is asked again every
@@ -30,20 +31,34 @@ func (s *Sentinel) pingInterval(i *instance) Millis {
 	return min(p, max(i.downAfter/10, FastPingFloor))
 }
 
-// silentFor is how long i has been silent for the SDOWN rule: since the
-// last valid reply when a PING is pending or the link is down (the later
-// of that and act_ping_time's age is sentinel.c's rule, and last_avail_time
-// is never later than act_ping_time while a PING is pending), 0 otherwise.
+// silentFor is how long i has been silent for the SDOWN rule (0 when it
+// is not: no PING pending and the link up); see silentSince.
 func (s *Sentinel) silentFor(i *instance) Millis {
-	l := i.link
-	if l.actPingTime == 0 && !l.disconnected() {
+	base, ok := s.silentSince(i)
+	if !ok {
 		return 0
 	}
-	elapsed := s.now - l.lastAvailTime
-	if l.actPingTime != 0 {
-		elapsed = max(elapsed, s.now-l.actPingTime)
+	return s.now - base
+}
+
+// silentSince is the time i's silence counts from, and false when no PING
+// is pending and the link is up. It is the last valid reply (fast
+// detection), but never earlier than two current PING intervals before the
+// pending PING was sent (one interval plus the tick's lateness at the
+// ping-period pace), and never later than that PING (sentinel.c counts
+// from act_ping_time alone). The bound matters when down-after is lowered
+// at runtime: PINGs went out at the old, longer interval, so the last reply
+// may already be older than the new down-after while the instance is
+// healthy; sentinel.c does not flag it SDOWN, and neither do we.
+func (s *Sentinel) silentSince(i *instance) (Millis, bool) {
+	l := i.link
+	switch {
+	case l.actPingTime != 0:
+		return max(min(l.lastAvailTime, l.actPingTime), l.actPingTime-2*s.pingInterval(i)), true
+	case l.disconnected():
+		return l.lastAvailTime, true
 	}
-	return elapsed
+	return 0, false
 }
 
 // askPeriodFor is how long after its last answer peer si is asked again

@@ -132,6 +132,25 @@ func TestSDownAtLastReplyPlusDownAfter(t *testing.T) {
 	}
 }
 
+// TestLowerDownAfterNoSDown: lowering down-after at runtime on a healthy
+// master that was pinged every second flags nothing. Its last reply is
+// already ~1 s old when the PING in flight is answered a millisecond
+// (or 20 ms) later; sentinel.c counts from that PING and sees no silence, and so must
+// we (the conformance test TestPeers caught +sdown here).
+func TestLowerDownAfterNoSDown(t *testing.T) {
+	for phase := Millis(0); phase < 1100; phase += 7 {
+		t.Run(strconv.Itoa(int(phase)), func(t *testing.T) {
+			r := newPingRig(t, 30000, 20)
+			r.run(40000 + phase)
+			r.step(Request{ID: 1, Args: []string{"SENTINEL", "SET", "mym", "down-after-milliseconds", "1000"}})
+			r.run(45000)
+			if at, ok := r.events["+sdown"]; ok {
+				t.Fatalf("+sdown at %d after lowering down-after at %d (last PONG %d)", at, 40000+phase, r.lastPong)
+			}
+		})
+	}
+}
+
 // TestSlowInstanceTolerance: PING latency up to ~0.9×down-after is
 // tolerated on a young link; above down-after, or with invalid replies,
 // the instance is SDOWN. Past MinLinkReconnectPeriod, sentinel.c's link

@@ -140,7 +140,14 @@ func groupOf(i *instance) *instance {
 // makeDue makes a group due at the next tick.
 func (s *Sentinel) makeDue(m *instance) {
 	sc := &s.sched
-	if m.released || m.m == nil || sc.rebuild {
+	if m.released || m.m == nil {
+		return
+	}
+	if sc.rebuild {
+		// The next Tick rebuilds every wake, but NextDeadline may be
+		// asked before it (a Request, then a Reply): the group's
+		// deadline must not stay stale until then.
+		s.markStale(m)
 		return
 	}
 	m.m.sched.wake = 0
@@ -482,7 +489,9 @@ func (s *Sentinel) instanceWake(i *instance) Millis {
 	half := i.downAfter / 2
 	if l.actPingTime != 0 {
 		w = min(w, max(l.ccConnTime+s.timing.MinLinkReconnectPeriod, l.actPingTime+half, l.lastPongTime+half)+1)
-		w = min(w, min(l.lastAvailTime, l.actPingTime)+i.downAfter+1)
+	}
+	if base, ok := s.silentSince(i); ok {
+		w = min(w, base+i.downAfter+1)
 	}
 	if l.pcState != connNone {
 		w = min(w, max(l.pcConnTime+s.timing.MinLinkReconnectPeriod, l.pcLastActivity+3*s.timing.PublishPeriod)+1)
