@@ -94,7 +94,7 @@ func (s *Sentinel) failoverSendFailover(m *instance) {
 		{s.mapCmd(m, "EXEC")},
 	}
 	for _, c := range cmds {
-		snd, ok := s.newSend(m, false, cmdDiscard, c...)
+		snd, ok := s.newSend(m, false, SendOther, c...)
 		if !ok {
 			return
 		}
@@ -123,7 +123,7 @@ func (s *Sentinel) coordinatedPromoted(m, promoted *instance) {
 			{s.mapCmd(x, "CLIENT"), "UNPAUSE"},
 			{s.mapCmd(x, "EXEC")},
 		} {
-			snd, ok := s.newSend(x, false, cmdDiscard, c...)
+			snd, ok := s.newSend(x, false, SendOther, c...)
 			if !ok {
 				break
 			}

@@ -67,7 +67,30 @@ type Send struct {
 	Conn ConnID
 	Tag  Tag
 	Args []string
+	// Kind says what the command is for, so that nobody has to read Args
+	// (rename-command may have changed their names).
+	Kind SendKind
 }
+
+// SendKind says what a [Send] is for, and so what its [Reply] is read as.
+type SendKind uint8
+
+const (
+	// SendOther is a command whose reply is discarded (AUTH, CLIENT
+	// SETNAME, SLAVEOF, CONFIG REWRITE, SCRIPT KILL, ...).
+	SendOther SendKind = iota
+	// SendPing is the PING whose reply keeps an instance out of SDOWN.
+	SendPing
+	// SendInfo is INFO (role, replicas, replication offsets).
+	SendInfo
+	// SendHello is the PUBLISH of a hello message.
+	SendHello
+	// SendAskMasterDown is SENTINEL IS-MASTER-DOWN-BY-ADDR to a peer.
+	SendAskMasterDown
+	// SendSubscribe is the SUBSCRIBE to the hello channel on a pub/sub
+	// connection; an error reply means the connection is useless.
+	SendSubscribe
+)
 
 // Emit is a Sentinel event (reference §10): log "<Type> <Msg>" at Level,
 // and publish Msg on the channel named Type to the sentinel's subscribers

@@ -182,7 +182,7 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 // An INFO already in flight was sent before the transaction: it is not
 // waited for.
 func (s *Sentinel) infoAfterSlaveOf(r *instance) {
-	if snd, ok := s.newSend(r, false, cmdInfo, s.mapCmd(r, "INFO")); ok {
+	if snd, ok := s.newSend(r, false, SendInfo, s.mapCmd(r, "INFO")); ok {
 		r.infoPending = true
 		s.revealSend(snd) // stays behind the transaction if that is held
 	}
@@ -332,7 +332,7 @@ func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
 		{s.mapCmd(r, "EXEC")},
 	}...)
 	for _, c := range cmds {
-		snd, ok := s.newSend(r, false, cmdDiscard, c...)
+		snd, ok := s.newSend(r, false, SendOther, c...)
 		if !ok {
 			return false
 		}

@@ -192,7 +192,7 @@ func (s *Sentinel) sendHello(i *instance) bool {
 		masterName: m.name, masterIP: s.announceHost(ma), masterPort: ma.Port,
 		configEpoch: m.m.configEpoch,
 	})
-	snd, ok := s.newSend(i, false, cmdHello, s.mapCmd(i, "PUBLISH"), HelloChannel, payload)
+	snd, ok := s.newSend(i, false, SendHello, s.mapCmd(i, "PUBLISH"), HelloChannel, payload)
 	if !ok {
 		return false
 	}

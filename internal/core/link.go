@@ -44,22 +44,10 @@ func (l *link) disconnected() bool {
 	return l.ccState == connNone || (l.needPC && l.pcState == connNone)
 }
 
-// cmdKind says what a pending command's reply is for.
-type cmdKind uint8
-
-const (
-	cmdDiscard cmdKind = iota
-	cmdPing
-	cmdInfo
-	cmdHello
-	cmdAskMasterDown
-	cmdSubscribe
-)
-
 type pendingCmd struct {
 	link *link
 	conn ConnID
-	kind cmdKind
+	kind SendKind
 	inst *instance
 	// master is the master an is-master-down request was about.
 	counted bool // counted in link.pending
@@ -195,14 +183,14 @@ func (s *Sentinel) onLinkConnected(e LinkConnected) {
 		l.ccState = connUp
 		l.localIP = e.LocalIP
 		s.sendAuth(i, false)
-		s.sendCmd(i, false, cmdDiscard, s.mapCmd(i, "CLIENT"), "SETNAME", name+"-cmd")
+		s.sendCmd(i, false, SendOther, s.mapCmd(i, "CLIENT"), "SETNAME", name+"-cmd")
 		s.sendPing(i)
 	case e.Conn == l.pc && l.pcState == connConnecting:
 		l.pcState = connUp
 		l.pcLastActivity = s.now
 		s.sendAuth(i, true)
-		s.sendCmd(i, true, cmdDiscard, s.mapCmd(i, "CLIENT"), "SETNAME", name+"-pubsub")
-		s.sendCmd(i, true, cmdSubscribe, s.mapCmd(i, "SUBSCRIBE"), HelloChannel)
+		s.sendCmd(i, true, SendOther, s.mapCmd(i, "CLIENT"), "SETNAME", name+"-pubsub")
+		s.sendCmd(i, true, SendSubscribe, s.mapCmd(i, "SUBSCRIBE"), HelloChannel)
 	}
 }
 
@@ -211,9 +199,9 @@ func (s *Sentinel) sendAuth(i *instance, pc bool) {
 	switch {
 	case a.Pass == "":
 	case a.User == "":
-		s.sendCmd(i, pc, cmdDiscard, s.mapCmd(i, "AUTH"), a.Pass)
+		s.sendCmd(i, pc, SendOther, s.mapCmd(i, "AUTH"), a.Pass)
 	default:
-		s.sendCmd(i, pc, cmdDiscard, s.mapCmd(i, "AUTH"), a.User, a.Pass)
+		s.sendCmd(i, pc, SendOther, s.mapCmd(i, "AUTH"), a.User, a.Pass)
 	}
 }
 
@@ -281,11 +269,11 @@ func (s *Sentinel) dropConn(l *link, pc bool) {
 // be answered.
 func (s *Sentinel) cancelPending(p *pendingCmd) {
 	switch p.kind {
-	case cmdInfo:
+	case SendInfo:
 		p.inst.infoPending = false
-	case cmdAskMasterDown:
+	case SendAskMasterDown:
 		p.inst.askPending = false
-	case cmdHello:
+	case SendHello:
 		p.inst.helloPending = false
 	}
 }
@@ -300,7 +288,7 @@ func (i *instance) connUp(pc bool) bool {
 
 // newSend registers a pending command and returns its Send effect without
 // emitting it; ok is false when the connection is not up.
-func (s *Sentinel) newSend(i *instance, pc bool, kind cmdKind, args ...string) (Send, bool) {
+func (s *Sentinel) newSend(i *instance, pc bool, kind SendKind, args ...string) (Send, bool) {
 	if !i.connUp(pc) {
 		return Send{}, false
 	}
@@ -311,18 +299,18 @@ func (s *Sentinel) newSend(i *instance, pc bool, kind cmdKind, args ...string) (
 	}
 	s.nextTag++
 	p := &pendingCmd{link: l, conn: conn, kind: kind, inst: i}
-	if kind != cmdSubscribe {
+	if kind != SendSubscribe {
 		p.counted = true
 		if !pc {
 			l.pending++
 		}
 	}
 	s.addPending(s.nextTag, p)
-	return Send{Link: l.id, Conn: conn, Tag: s.nextTag, Args: args}, true
+	return Send{Link: l.id, Conn: conn, Tag: s.nextTag, Args: args, Kind: kind}, true
 }
 
 // sendCmd emits a command now.
-func (s *Sentinel) sendCmd(i *instance, pc bool, kind cmdKind, args ...string) bool {
+func (s *Sentinel) sendCmd(i *instance, pc bool, kind SendKind, args ...string) bool {
 	snd, ok := s.newSend(i, pc, kind, args...)
 	if ok {
 		s.emit(snd)
@@ -332,7 +320,7 @@ func (s *Sentinel) sendCmd(i *instance, pc bool, kind cmdKind, args ...string) b
 
 // sendPing sends a PING (sentinelSendPing).
 func (s *Sentinel) sendPing(i *instance) bool {
-	if !s.sendCmd(i, false, cmdPing, s.mapCmd(i, "PING")) {
+	if !s.sendCmd(i, false, SendPing, s.mapCmd(i, "PING")) {
 		return false
 	}
 	l := i.link

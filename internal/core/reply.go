@@ -20,24 +20,24 @@ func (s *Sentinel) onReply(e Reply) {
 		return
 	}
 	switch p.kind {
-	case cmdPing:
+	case SendPing:
 		s.onPingReply(i, e.Value)
-	case cmdInfo:
+	case SendInfo:
 		if e.Value.Kind == KindBulk {
 			s.refreshInfo(i, e.Value.Str)
 			if !i.released {
 				s.reactToInfo(i)
 			}
 		}
-	case cmdHello:
+	case SendHello:
 		if e.Value.Kind != KindError {
 			i.lastPubTime = s.now
 		}
-	case cmdAskMasterDown:
+	case SendAskMasterDown:
 		s.onIsMasterDownReply(i, e.Value)
 		s.reactToVote(i.master)
 		s.reactToMasterDownReply(i.master)
-	case cmdSubscribe:
+	case SendSubscribe:
 		if e.Value.Kind == KindError {
 			// hiredis drops the pub/sub connection on a SUBSCRIBE error.
 			s.closeConn(l, true)

@@ -80,7 +80,7 @@ func (s *Sentinel) onPingReply(i *instance, v Value) {
 				i.flags &^= fMasterReboot
 			}
 		} else if strings.HasPrefix(str, "BUSY") && i.flags&fSDown != 0 && i.flags&fScriptKillSent == 0 {
-			if s.sendCmd(i, false, cmdDiscard, s.mapCmd(i, "SCRIPT"), "KILL") {
+			if s.sendCmd(i, false, SendOther, s.mapCmd(i, "SCRIPT"), "KILL") {
 				i.flags |= fScriptKillSent
 			}
 		}

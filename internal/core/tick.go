@@ -123,7 +123,7 @@ func (s *Sentinel) infoPeriodFor(i *instance) Millis {
 
 // sendInfo asks an instance for INFO.
 func (s *Sentinel) sendInfo(i *instance) {
-	if s.sendCmd(i, false, cmdInfo, s.mapCmd(i, "INFO")) {
+	if s.sendCmd(i, false, SendInfo, s.mapCmd(i, "INFO")) {
 		i.infoPending = true
 	}
 }

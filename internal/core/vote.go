@@ -112,7 +112,7 @@ func (s *Sentinel) askPeer(m, si *instance) {
 		// newer epoch then refuse, and the stale attempt times out.
 		runid, epoch = s.myid, m.m.failoverEpoch
 	}
-	snd, ok := s.newSend(si, false, cmdAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
+	snd, ok := s.newSend(si, false, SendAskMasterDown, s.mapCmd(si, "SENTINEL"), "is-master-down-by-addr",
 		s.announceHost(m.addr), strconv.Itoa(m.addr.Port), strconv.FormatUint(epoch, 10), runid)
 	if !ok {
 		return

@@ -215,13 +215,12 @@ func (r *Runtime) connect(e core.Connect) {
 }
 
 func (r *Runtime) send(e core.Send) {
-	ci, ok := r.conns[e.Conn]
-	if !ok {
+	if _, ok := r.conns[e.Conn]; !ok {
 		return // closed already: the core sees (or saw) its LinkClosed
 	}
 	flags := link.Deferred // written by step's Flush
-	if ci.typ == core.ConnPubSub && len(e.Args) == 2 && e.Args[1] == core.HelloChannel {
-		flags |= link.CloseOnError // the SUBSCRIBE (possibly renamed)
+	if e.Kind == core.SendSubscribe {
+		flags |= link.CloseOnError
 	}
 	r.links.Send(link.ID(e.Conn), link.Tag(e.Tag), e.Args, flags)
 }

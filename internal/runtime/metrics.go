@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/core"
@@ -138,7 +137,7 @@ func (r *Runtime) observeEffect(eff core.Effect) {
 		delete(w.conns, e.Conn)
 	case core.Send:
 		c, ok := w.conns[e.Conn]
-		if !ok || c.typ != core.ConnCmd || len(e.Args) != 1 || !strings.EqualFold(e.Args[0], "PING") {
+		if !ok || e.Kind != core.SendPing {
 			return
 		}
 		if c.pending == nil {

@@ -346,7 +346,8 @@ func WaitPing(addr string, timeout time.Duration, done <-chan struct{}) error {
 }
 
 // Ping sends an inline PING and expects +PONG (or -NOAUTH from a server
-// that requires a password, which is just as alive).
+// that requires a password, or the unknown-command error of one that
+// renamed PING, which are just as alive).
 func Ping(addr string) error {
 	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	if err != nil {
@@ -367,8 +368,9 @@ func pingConn(c net.Conn) error {
 	if err != nil {
 		return err
 	}
-	// A server with requirepass answers -NOAUTH: it is up and serving.
-	if !strings.HasPrefix(line, "+PONG") && !strings.HasPrefix(line, "-NOAUTH") {
+	// A server with requirepass answers -NOAUTH, one that renamed PING
+	// (rename-command) an unknown-command error: it is up and serving.
+	if !strings.HasPrefix(line, "+PONG") && !strings.HasPrefix(line, "-NOAUTH") && !strings.HasPrefix(line, "-ERR unknown command 'PING'") {
 		return fmt.Errorf("unexpected reply %q", strings.TrimSpace(line))
 	}
 	return nil
