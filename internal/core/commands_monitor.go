@@ -61,7 +61,7 @@ func (s *Sentinel) cmdMonitor(id uint64, args []string) {
 	}
 	m := s.createMaster(name, addr, int(quorum))
 	s.markDirty()
-	s.event(LevelWarning, "+monitor", m, fmt.Sprintf("%s quorum %d", s.at(m), m.m.quorum))
+	s.eventAt(LevelWarning, "+monitor", m, fmt.Sprintf("quorum %d", m.m.quorum))
 	s.respondPersisted(id, okValue, okValue)
 }
 
@@ -70,7 +70,7 @@ func (s *Sentinel) cmdRemove(id uint64, args []string) {
 	if m == nil {
 		return
 	}
-	s.event(LevelWarning, "-monitor", m, s.at(m))
+	s.eventAt(LevelWarning, "-monitor", m, "")
 	delete(s.masters, m.name)
 	s.dictChanged()
 	s.releaseInstance(m)

@@ -46,7 +46,7 @@ func (s *Sentinel) cmdSet(id uint64, args []string) {
 		if o.redact {
 			vals = []string{"******"}
 		}
-		s.event(LevelWarning, "+set", m, s.at(m)+" "+option+" "+strings.Join(vals, " "))
+		s.eventAt(LevelWarning, "+set", m, option+" "+strings.Join(vals, " "))
 		j += o.nargs
 	}
 	finish(okValue)

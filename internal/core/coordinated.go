@@ -79,7 +79,7 @@ func (s *Sentinel) failoverSendFailover(m *instance) {
 	r := m.m.promoted
 	left := m.m.failoverTimeout - (s.now - m.m.failoverStateChange)
 	if left < 1000 {
-		s.event(LevelWarning, "-failover-abort-master-timeout", m, s.at(m))
+		s.eventAt(LevelWarning, "-failover-abort-master-timeout", m, "")
 		s.abortFailover(m)
 		return
 	}
@@ -101,7 +101,7 @@ func (s *Sentinel) failoverSendFailover(m *instance) {
 		s.revealSend(snd)
 	}
 	s.infoAfterSlaveOf(r)
-	s.event(LevelNotice, "+failover-state-wait-promotion", r, s.at(r))
+	s.eventAt(LevelNotice, "+failover-state-wait-promotion", r, "")
 	m.m.failoverState = FailoverWaitPromotion
 	m.m.failoverStateChange = s.now
 }

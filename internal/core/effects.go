@@ -1,5 +1,7 @@
 package core
 
+import "strconv"
+
 // Role is the kind of instance a link talks to.
 type Role uint8
 
@@ -105,9 +107,42 @@ const (
 // in the package doc), so events of steps in between may come first.
 type Emit struct {
 	Type  string
-	Msg   string
+	Msg   string // the text form, derived from the fields below
 	Level Level
 	At    Millis
+	// Subject is the instance the event is about, when Msg starts with
+	// its "%@" prefix; nil for +new-epoch, +vote-for-leader,
+	// +switch-master, +tilt and the script events.
+	Subject *Subject
+	// Master is the name of the master the event concerns ("" for +tilt
+	// and the script events).
+	Master string
+	// Detail is Msg after the "%@" prefix (all of Msg without a Subject).
+	Detail string
+}
+
+// Subject is an instance as the "%@" prefix of an event message shows it:
+// "<role> <name> <ip> <port>", plus " @ <master> <ip> <port>" for a
+// replica or a sentinel.
+type Subject struct {
+	Role Role
+	Name string // master name, "ip:port" of a replica, run id of a sentinel
+	IP   string // announced host (announce-hostnames) or IP
+	Port int
+	// Master, MasterIP and MasterPort are the master of a replica or a
+	// sentinel, or the master itself.
+	Master     string
+	MasterIP   string
+	MasterPort int
+}
+
+// String is the "%@" prefix.
+func (sub Subject) String() string {
+	str := sub.Role.String() + " " + sub.Name + " " + sub.IP + " " + strconv.Itoa(sub.Port)
+	if sub.Role != RoleMaster {
+		str += " @ " + sub.Master + " " + sub.MasterIP + " " + strconv.Itoa(sub.MasterPort)
+	}
+	return str
 }
 
 // Log is a log line that is not an event (e.g. "<runid> voted for <leader>

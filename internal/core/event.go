@@ -1,31 +1,60 @@
 package core
 
-import "fmt"
-
-// at renders the "%@" prefix of an event message (sentinelEvent):
-// "<type> <name> <ip> <port>" plus " @ <master> <ip> <port>" for replicas
-// and sentinels.
-func (s *Sentinel) at(i *instance) string {
-	str := fmt.Sprintf("%s %s %s %d", i.role(), i.name, s.announceHost(i.addr), i.addr.Port)
+// subject is the instance i as the "%@" prefix of an event shows it.
+func (s *Sentinel) subject(i *instance) *Subject {
+	sub := &Subject{Role: i.role(), Name: i.name, IP: s.announceHost(i.addr), Port: i.addr.Port}
 	if m := i.master; m != nil {
-		str += fmt.Sprintf(" @ %s %s %d", m.name, s.announceHost(m.addr), m.addr.Port)
+		sub.Master, sub.MasterIP, sub.MasterPort = m.name, s.announceHost(m.addr), m.addr.Port
+	} else {
+		sub.Master, sub.MasterIP, sub.MasterPort = sub.Name, sub.IP, sub.Port
 	}
-	return str
+	return sub
 }
 
-// event emits a Sentinel event and queues the master's notification
+// eventAt emits an event about instance i whose message is the "%@"
+// prefix of i (sentinelEvent's "%@" format) followed by detail, if any.
+func (s *Sentinel) eventAt(level Level, typ string, i *instance, detail string) {
+	s.emitEvent(level, typ, i, s.subject(i), detail)
+}
+
+// event emits an event whose message is msg as is (+new-epoch,
+// +vote-for-leader, +switch-master, +tilt, scripts); i, if not nil, is the
+// instance whose master it concerns.
+func (s *Sentinel) event(level Level, typ string, i *instance, msg string) {
+	s.emitEvent(level, typ, i, nil, msg)
+}
+
+// newEmit builds an Emit from its fields; Msg is derived from them here
+// and nowhere else.
+func (s *Sentinel) newEmit(level Level, typ string, i *instance, sub *Subject, detail string) Emit {
+	e := Emit{Type: typ, Level: level, At: s.now - timeBase, Subject: sub, Detail: detail, Msg: detail}
+	if sub != nil {
+		e.Master = sub.Master
+		e.Msg = sub.String()
+		if detail != "" {
+			e.Msg += " " + detail
+		}
+	} else if i != nil {
+		if m := i.masterOf(); m != nil {
+			e.Master = m.name
+		}
+	}
+	return e
+}
+
+// emitEvent emits a Sentinel event and queues the master's notification
 // script for warnings about an instance. Once revealEvent held an event of
 // a master in this step, the later events of that master in the same step
 // are held behind it (the step's order is kept; events of later steps are
 // not held, their At tells when they happened).
-func (s *Sentinel) event(level Level, typ string, i *instance, msg string) {
-	e := Emit{Type: typ, Msg: msg, Level: level, At: s.now - timeBase}
+func (s *Sentinel) emitEvent(level Level, typ string, i *instance, sub *Subject, detail string) {
+	e := s.newEmit(level, typ, i, sub, detail)
 	if h := s.persist.holdMaster; h != nil && i != nil && i.masterOf() == h {
 		s.holdEvent(e, e, i)
 		return
 	}
 	s.emit(e)
-	s.notifyScript(level, typ, i, msg)
+	s.notifyScript(level, typ, i, e.Msg)
 }
 
 // revealEvent is event for the events that reveal our own vote or the new
@@ -40,7 +69,7 @@ func (s *Sentinel) revealEvent(level Level, typ string, i *instance, msg string)
 		s.event(level, typ, i, msg)
 		return
 	}
-	e := Emit{Type: typ, Msg: msg, Level: level, At: s.now - timeBase}
+	e := s.newEmit(level, typ, i, nil, msg)
 	s.holdEvent(e, Log{Level: level, Msg: typ + " " + msg + " (not published: the configuration could not be saved)"}, i)
 	s.persist.holdMaster = i.masterOf()
 }

@@ -51,7 +51,7 @@ func (s *Sentinel) startFailover(m *instance) {
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
 	s.markDirty()
 	s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
-	s.event(LevelWarning, "+try-failover", m, s.at(m)) // held behind +new-epoch (event.go)
+	s.eventAt(LevelWarning, "+try-failover", m, "") // held behind +new-epoch (event.go)
 	ms.failoverStartTime = s.now + s.desync()
 }
 
@@ -106,19 +106,19 @@ func (s *Sentinel) failoverWaitStart(m *instance) {
 	isLeader := leader != "" && strings.EqualFold(leader, s.myid)
 	if !isLeader && m.flags&fForceFailover == 0 {
 		if s.now-ms.failoverStartTime > s.electionTimeout(m) {
-			s.event(LevelWarning, "-failover-abort-not-elected", m, s.at(m))
+			s.eventAt(LevelWarning, "-failover-abort-not-elected", m, "")
 			s.abortFailover(m)
 		}
 		return
 	}
-	s.event(LevelWarning, "+elected-leader", m, s.at(m))
+	s.eventAt(LevelWarning, "+elected-leader", m, "")
 	if s.simFlags&simCrashAfterElection != 0 {
 		s.simulatedCrash("crash-after-election")
 		return
 	}
 	ms.failoverState = FailoverSelectSlave
 	ms.failoverStateChange = s.now
-	s.event(LevelWarning, "+failover-state-select-slave", m, s.at(m))
+	s.eventAt(LevelWarning, "+failover-state-select-slave", m, "")
 }
 
 func (s *Sentinel) failoverSelectSlave(m *instance) {
@@ -132,11 +132,11 @@ func (s *Sentinel) failoverSelectSlave(m *instance) {
 	}
 	r := s.selectSlave(m)
 	if r == nil {
-		s.event(LevelWarning, "-failover-abort-no-good-slave", m, s.at(m))
+		s.eventAt(LevelWarning, "-failover-abort-no-good-slave", m, "")
 		s.abortFailover(m)
 		return
 	}
-	s.event(LevelWarning, "+selected-slave", r, s.at(r))
+	s.eventAt(LevelWarning, "+selected-slave", r, "")
 	r.flags |= fPromoted
 	m.m.promoted = r
 	m.m.noOneAfter = 0
@@ -145,7 +145,7 @@ func (s *Sentinel) failoverSelectSlave(m *instance) {
 	}
 	m.m.failoverState = FailoverSendSlaveofNoOne
 	m.m.failoverStateChange = s.now
-	s.event(LevelNotice, "+failover-state-send-slaveof-noone", r, s.at(r))
+	s.eventAt(LevelNotice, "+failover-state-send-slaveof-noone", r, "")
 }
 
 func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
@@ -162,7 +162,7 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 	// its own dataset) as promoted (sim E2, FINDINGS F6).
 	if r.link.disconnected() || !r.connUp(false) || s.persist.doneSeq < m.m.noOneAfter {
 		if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
-			s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
+			s.eventAt(LevelWarning, "-failover-abort-slave-timeout", m, "")
 			s.abortFailover(m)
 		}
 		return
@@ -171,7 +171,7 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 		return
 	}
 	s.infoAfterSlaveOf(r)
-	s.event(LevelNotice, "+failover-state-wait-promotion", r, s.at(r))
+	s.eventAt(LevelNotice, "+failover-state-wait-promotion", r, "")
 	m.m.failoverState = FailoverWaitPromotion
 	m.m.failoverStateChange = s.now
 }
@@ -191,7 +191,7 @@ func (s *Sentinel) infoAfterSlaveOf(r *instance) {
 func (s *Sentinel) failoverWaitPromotion(m *instance) {
 	s.coordinatedPoll(m)
 	if s.now-m.m.failoverStateChange > m.m.failoverTimeout {
-		s.event(LevelWarning, "-failover-abort-slave-timeout", m, s.at(m))
+		s.eventAt(LevelWarning, "-failover-abort-slave-timeout", m, "")
 		s.abortFailover(m)
 	}
 }
@@ -214,7 +214,7 @@ func (s *Sentinel) failoverReconfNextSlave(m *instance) {
 			continue
 		}
 		if r.flags&fReconfSent != 0 && s.now-r.reconfSentTime > s.timing.SlaveReconfTimeout {
-			s.event(LevelNotice, "-slave-reconf-sent-timeout", r, s.at(r))
+			s.eventAt(LevelNotice, "-slave-reconf-sent-timeout", r, "")
 			r.flags &^= fReconfSent
 			r.flags |= fReconfDone
 			continue
@@ -225,7 +225,7 @@ func (s *Sentinel) failoverReconfNextSlave(m *instance) {
 		if s.sendSlaveOf(r, &ms.promoted.addr) {
 			r.flags |= fReconfSent
 			r.reconfSentTime = s.now
-			s.event(LevelNotice, "+slave-reconf-sent", r, s.at(r))
+			s.eventAt(LevelNotice, "+slave-reconf-sent", r, "")
 			inProgress++
 			s.infoAfterSlaveOf(r)
 		}
@@ -250,10 +250,10 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 	if s.now-ms.failoverStateChange > ms.failoverTimeout {
 		notReconfigured = 0
 		timeout = true
-		s.event(LevelWarning, "+failover-end-for-timeout", m, s.at(m))
+		s.eventAt(LevelWarning, "+failover-end-for-timeout", m, "")
 	}
 	if notReconfigured == 0 {
-		s.event(LevelWarning, "+failover-end", m, s.at(m))
+		s.eventAt(LevelWarning, "+failover-end", m, "")
 		ms.failoverState = FailoverUpdateConfig
 		ms.failoverStateChange = s.now
 	}
@@ -263,7 +263,7 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 				continue
 			}
 			if s.sendSlaveOf(r, &ms.promoted.addr) {
-				s.event(LevelNotice, "+slave-reconf-sent-be", r, s.at(r))
+				s.eventAt(LevelNotice, "+slave-reconf-sent-be", r, "")
 				r.flags |= fReconfSent
 			}
 		}
@@ -298,7 +298,7 @@ func (s *Sentinel) abortFailover(m *instance) {
 // an end that never comes.
 func (s *Sentinel) supersedeFailover(m *instance, configEpoch uint64) {
 	s.logf(LevelWarning, "Failover of %s (epoch %d) superseded by config epoch %d", m.name, m.m.failoverEpoch, configEpoch)
-	s.event(LevelWarning, "-failover-abort-superseded", m, s.at(m))
+	s.eventAt(LevelWarning, "-failover-abort-superseded", m, "")
 	for _, r := range m.sortedReplicas() {
 		r.flags &^= fReconfSent | fReconfInprog | fReconfDone
 	}
@@ -400,7 +400,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	m.roleReportedTime = s.now
 	m.roleReported = fMaster
 	if generateEvent {
-		s.event(LevelWarning, "+reset-master", m, s.at(m))
+		s.eventAt(LevelWarning, "+reset-master", m, "")
 	}
 }
 
@@ -438,7 +438,7 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 		if old, ok := known[s.replicaKey(a)]; ok {
 			r.priority, r.priorityKnown = old.priority, true
 		}
-		s.event(LevelNotice, "+slave", r, s.at(r))
+		s.eventAt(LevelNotice, "+slave", r, "")
 	}
 	s.markDirty()
 	return true

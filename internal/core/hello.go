@@ -70,10 +70,10 @@ func (s *Sentinel) processHello(payload string) {
 	if si == nil {
 		removed := s.removeSentinelByRunID(m, h.runid)
 		if removed {
-			s.event(LevelNotice, "+sentinel-address-switch", m,
-				fmt.Sprintf("%s ip %s port %d for %s", s.at(m), h.ip, h.port, h.runid))
+			s.eventAt(LevelNotice, "+sentinel-address-switch", m,
+				fmt.Sprintf("ip %s port %d for %s", h.ip, h.port, h.runid))
 		} else if other := m.sentinelByAddr(h.ip, h.port); other != nil {
-			s.event(LevelNotice, "+sentinel-invalid-addr", other, s.at(other))
+			s.eventAt(LevelNotice, "+sentinel-invalid-addr", other, "")
 			runid := other.runid
 			for _, mm := range s.sortedMasters() {
 				s.removeSentinelByRunID(mm, runid)
@@ -82,7 +82,7 @@ func (s *Sentinel) processHello(payload string) {
 		if a, ok := s.resolveAddr(h.ip, h.port); ok && h.runid != "" {
 			si = s.createSentinel(m, h.runid, a)
 			if !removed {
-				s.event(LevelNotice, "+sentinel", si, s.at(si))
+				s.eventAt(LevelNotice, "+sentinel", si, "")
 			}
 			s.tryConnectionSharing(si)
 			if removed {
@@ -117,7 +117,7 @@ func (s *Sentinel) adoptConfig(m, si *instance, h hello) {
 	m.m.configEpoch = h.configEpoch
 	s.markDirty()
 	if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
-		s.event(LevelWarning, "+config-update-from", si, s.at(si))
+		s.eventAt(LevelWarning, "+config-update-from", si, "")
 		s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
 			m.name, s.announceHost(m.addr), m.addr.Port, h.masterIP, h.masterPort))
 		old := m.addr
@@ -153,7 +153,7 @@ func (s *Sentinel) updateSentinelAddressInAllMasters(si *instance) {
 		n++
 	}
 	if n > 0 {
-		s.event(LevelNotice, "+sentinel-address-update", si, fmt.Sprintf("%s %d additional matching instances", s.at(si), n))
+		s.eventAt(LevelNotice, "+sentinel-address-update", si, fmt.Sprintf("%d additional matching instances", n))
 	}
 }
 

@@ -150,7 +150,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 	i.masterLinkDownTime = r.linkDownSince
 	if r.runID != "" {
 		if i.runid != "" && i.runid != r.runID {
-			s.event(LevelNotice, "+reboot", i, s.at(i))
+			s.eventAt(LevelNotice, "+reboot", i, "")
 			if i.isMaster() && i.m.rebootDownAfter != 0 {
 				i.flags |= fMasterReboot
 				i.rebootSince = s.now
@@ -171,7 +171,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 				continue
 			}
 			rep := s.createReplica(i, a)
-			s.event(LevelNotice, "+slave", rep, s.at(rep))
+			s.eventAt(LevelNotice, "+slave", rep, "")
 			s.markDirty()
 		}
 	}
@@ -214,7 +214,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		if r.role == fSlave {
 			roleName = "slave"
 		}
-		s.event(LevelVerbose, typ, i, s.at(i)+" new reported role is "+roleName)
+		s.eventAt(LevelVerbose, typ, i, "new reported role is "+roleName)
 	}
 	if s.tilt || i.isSentinel() {
 		return
@@ -228,7 +228,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		wait := m.m.failoverTimeout
 		if s.masterLooksSane(m) && s.noDownFor(i, wait) && s.now-i.slaveConfChange > wait {
 			if s.sendSlaveOf(i, &m.addr) {
-				s.event(LevelNotice, "+fix-slave-config", i, s.at(i))
+				s.eventAt(LevelNotice, "+fix-slave-config", i, "")
 			}
 		}
 	}
@@ -238,12 +238,12 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 			addrEqualsHost(p.addr, i.slaveMasterHost, i.slaveMasterPort) {
 			i.flags &^= fReconfSent
 			i.flags |= fReconfInprog
-			s.event(LevelNotice, "+slave-reconf-inprog", i, s.at(i))
+			s.eventAt(LevelNotice, "+slave-reconf-inprog", i, "")
 		}
 		if i.flags&fReconfInprog != 0 && i.slaveMasterLinkUp {
 			i.flags &^= fReconfInprog
 			i.flags |= fReconfDone
-			s.event(LevelNotice, "+slave-reconf-done", i, s.at(i))
+			s.eventAt(LevelNotice, "+slave-reconf-done", i, "")
 		}
 	}
 }
@@ -257,7 +257,7 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 		m.m.failoverState = FailoverReconfSlaves
 		m.m.failoverStateChange = s.now
 		s.markDirty()
-		s.event(LevelWarning, "+promoted-slave", i, s.at(i))
+		s.eventAt(LevelWarning, "+promoted-slave", i, "")
 		if m.m.newer.coordinated {
 			s.coordinatedPromoted(m, i) // coordinated.go
 		}
@@ -265,7 +265,7 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 			s.simulatedCrash("crash-after-promotion")
 			return
 		}
-		s.event(LevelWarning, "+failover-state-reconf-slaves", m, s.at(m))
+		s.eventAt(LevelWarning, "+failover-state-reconf-slaves", m, "")
 		s.clientReconfScript(m, "leader", m.addr, i.addr)
 		// sentinelForceHelloUpdateForMaster; a hello in flight carries the
 		// old config, so the new one goes out without waiting for it.
@@ -281,7 +281,7 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 	}
 	if s.noDownFor(i, wait) && s.now-i.roleReportedTime > wait {
 		if s.sendSlaveOf(i, &m.addr) {
-			s.event(LevelNotice, "+convert-to-slave", i, s.at(i))
+			s.eventAt(LevelNotice, "+convert-to-slave", i, "")
 		}
 		return
 	}

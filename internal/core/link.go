@@ -1,9 +1,6 @@
 package core
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 type connState uint8
 
@@ -228,7 +225,7 @@ func (s *Sentinel) onLinkClosed(e LinkClosed) {
 		if e.Err != nil {
 			msg = e.Err.Error()
 		}
-		s.event(LevelDebug, typ, l.users[0], fmt.Sprintf("%s #%s", s.at(l.users[0]), msg))
+		s.eventAt(LevelDebug, typ, l.users[0], "#"+msg)
 	}
 	s.dropConn(l, pc)
 }

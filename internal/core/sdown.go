@@ -28,12 +28,12 @@ func (s *Sentinel) checkSubjectivelyDown(i *instance) {
 	}
 	if down {
 		if i.flags&fSDown == 0 {
-			s.event(LevelWarning, "+sdown", i, s.at(i))
+			s.eventAt(LevelWarning, "+sdown", i, "")
 			i.sdownSince = s.now
 			i.flags |= fSDown
 		}
 	} else if i.flags&fSDown != 0 {
-		s.event(LevelWarning, "-sdown", i, s.at(i))
+		s.eventAt(LevelWarning, "-sdown", i, "")
 		i.flags &^= fSDown | fScriptKillSent
 	}
 }
@@ -57,13 +57,13 @@ func (s *Sentinel) checkObjectivelyDown(m *instance) {
 	}
 	if odown {
 		if m.flags&fODown == 0 {
-			s.event(LevelWarning, "+odown", m, fmt.Sprintf("%s #quorum %d/%d", s.at(m), quorum, m.m.quorum))
+			s.eventAt(LevelWarning, "+odown", m, fmt.Sprintf("#quorum %d/%d", quorum, m.m.quorum))
 			m.flags |= fODown
 			m.odownSince = s.now
 			s.refreshReplicasInfo(m) // fastdetect.go
 		}
 	} else if m.flags&fODown != 0 {
-		s.event(LevelWarning, "-odown", m, s.at(m))
+		s.eventAt(LevelWarning, "-odown", m, "")
 		m.flags &^= fODown
 	}
 }

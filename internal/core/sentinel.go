@@ -289,7 +289,7 @@ func (s *Sentinel) start() {
 		}
 	}
 	for _, m := range s.sortedMasters() {
-		s.event(LevelWarning, "+monitor", m, fmt.Sprintf("%s quorum %d", s.at(m), m.m.quorum))
+		s.eventAt(LevelWarning, "+monitor", m, fmt.Sprintf("quorum %d", m.m.quorum))
 	}
 }
 

@@ -329,6 +329,9 @@ func (w *world) exec(s *tsent, e Effect) {
 		}
 		w.deliverSend(s, c, e)
 	case Emit:
+		if err := emitFieldsAgree(e); err != nil {
+			w.t.Errorf("%s: %v", s.name, err)
+		}
 		if w.filter[e.Type] || (!w.showAll && (e.Level == LevelDebug || e.Level == LevelVerbose)) {
 			return
 		}

@@ -121,7 +121,7 @@ func (m *eventMetrics) dropMaster(name string) {
 // event updates the series for one emitted event.
 func (m *eventMetrics) event(e core.Emit) {
 	m.events.WithLabelValues(e.Type).Inc()
-	ev := runtime.ParseEvent(e)
+	ev := runtime.EventInfoOf(e)
 	if ev.Master == "" {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,27 @@ func metricValue(m *dto.Metric) float64 {
 	return 0
 }
 
-func emit(typ, msg string) core.Emit { return core.Emit{Type: typ, Msg: msg, Level: core.LevelWarning} }
+// emit builds the Emit the core would for an event text: its Subject and
+// Master from a "%@" prefix, the first word of +switch-master.
+func emit(typ, msg string) core.Emit {
+	e := core.Emit{Type: typ, Msg: msg, Level: core.LevelWarning, Detail: msg}
+	f := strings.Fields(msg)
+	roles := map[string]core.Role{"master": core.RoleMaster, "slave": core.RoleReplica, "sentinel": core.RoleSentinel}
+	if role, ok := roles[f[0]]; ok && len(f) >= 4 {
+		port, _ := strconv.Atoi(f[3])
+		sub := &core.Subject{Role: role, Name: f[1], IP: f[2], Port: port, Master: f[1], MasterIP: f[2], MasterPort: port}
+		rest := f[4:]
+		if role != core.RoleMaster {
+			sub.Master, sub.MasterIP = rest[1], rest[2]
+			sub.MasterPort, _ = strconv.Atoi(rest[3])
+			rest = rest[4:]
+		}
+		e.Subject, e.Master, e.Detail = sub, sub.Master, strings.Join(rest, " ")
+	} else if typ == "+switch-master" {
+		e.Master = f[0]
+	}
+	return e
+}
 
 // TestFailoverEvents feeds the leader's event sequence of one failover and
 // checks counters and phase durations.
@@ -84,7 +105,7 @@ func TestFailoverEvents(t *testing.T) {
 		{emit("+monitor", "master other 127.0.0.1 7000 quorum 1"), 0},
 		{emit("+try-failover", "master other 127.0.0.1 7000"), 0},
 		{emit("-failover-abort-no-good-slave", "master other 127.0.0.1 7000"), 0},
-		{core.Emit{Type: "-cmd-link-reconnection", Msg: "master other 127.0.0.1 7000", Level: core.LevelDebug}, 0},
+		{debugEmit(emit("-cmd-link-reconnection", "master other 127.0.0.1 7000")), 0},
 	}
 	for _, s := range steps {
 		clock = clock.Add(s.advance)
@@ -297,4 +318,9 @@ func TestListen(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}
+}
+
+func debugEmit(e core.Emit) core.Emit {
+	e.Level = core.LevelDebug
+	return e
 }

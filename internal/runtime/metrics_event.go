@@ -3,17 +3,13 @@ package runtime
 import (
 	"context"
 	"log/slog"
-	"strconv"
-	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
-// EventInfo is a Sentinel event (reference §10) split into fields. The
-// message of most events starts with the "%@" prefix
-// "<kind> <name> <ip> <port> [@ <master> <master-ip> <master-port>]";
-// the other ones (+new-epoch, +vote-for-leader, +switch-master, +tilt,
-// -script-*) only fill Type, Master (for +switch-master) and Detail.
+// EventInfo is a Sentinel event (reference §10) as flat fields, for
+// structured logs and metrics. It is read from the Emit's fields, never
+// parsed back from its text.
 type EventInfo struct {
 	Type string // "+sdown", "-failover-abort-no-good-slave"...
 	// Kind is "master", "slave" or "sentinel" when the message has a %@
@@ -23,8 +19,8 @@ type EventInfo struct {
 	IP   string
 	Port int
 	// Master is the master the event is about: Name for a master, the
-	// name after "@" for replicas and sentinels, the first word of
-	// +switch-master.
+	// name after "@" for replicas and sentinels, the master of
+	// +switch-master, +new-epoch and +vote-for-leader.
 	Master     string
 	MasterIP   string
 	MasterPort int
@@ -33,33 +29,13 @@ type EventInfo struct {
 	Detail string
 }
 
-// ParseEvent splits an emitted event. It never fails: what does not match
-// the %@ format is left in Detail.
-func ParseEvent(e core.Emit) EventInfo {
-	ev := EventInfo{Type: e.Type, Detail: e.Msg}
-	f := strings.Fields(e.Msg)
-	if e.Type == "+switch-master" && len(f) >= 1 {
-		ev.Master = f[0]
-		return ev
+// EventInfoOf flattens an emitted event's fields.
+func EventInfoOf(e core.Emit) EventInfo {
+	ev := EventInfo{Type: e.Type, Master: e.Master, Detail: e.Detail}
+	if sub := e.Subject; sub != nil {
+		ev.Kind, ev.Name, ev.IP, ev.Port = sub.Role.String(), sub.Name, sub.IP, sub.Port
+		ev.MasterIP, ev.MasterPort = sub.MasterIP, sub.MasterPort
 	}
-	if len(f) < 4 || (f[0] != "master" && f[0] != "slave" && f[0] != "sentinel") {
-		return ev
-	}
-	port, err := strconv.Atoi(f[3])
-	if err != nil {
-		return ev
-	}
-	ev.Kind, ev.Name, ev.IP, ev.Port = f[0], f[1], f[2], port
-	rest := f[4:]
-	if ev.Kind == "master" {
-		ev.Master, ev.MasterIP, ev.MasterPort = ev.Name, ev.IP, ev.Port
-	} else if len(rest) >= 4 && rest[0] == "@" {
-		if mp, err := strconv.Atoi(rest[3]); err == nil {
-			ev.Master, ev.MasterIP, ev.MasterPort = rest[1], rest[2], mp
-			rest = rest[4:]
-		}
-	}
-	ev.Detail = strings.Join(rest, " ")
 	return ev
 }
 
@@ -103,7 +79,7 @@ func (r *Runtime) logEvent(e core.Emit) {
 	}
 	msg := e.Type + " " + e.Msg
 	if h, ok := r.log.Handler().(EventFielder); ok && h.EventFields() {
-		attrs := ParseEvent(e).Attrs()
+		attrs := EventInfoOf(e).Attrs()
 		args := make([]any, len(attrs))
 		for i, a := range attrs {
 			args[i] = a

@@ -10,33 +10,16 @@ import (
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
-func TestParseEvent(t *testing.T) {
-	tests := []struct {
-		typ, msg string
-		want     EventInfo
-	}{
-		{"+sdown", "master mym 127.0.0.1 6379",
-			EventInfo{Type: "+sdown", Kind: "master", Name: "mym", IP: "127.0.0.1", Port: 6379, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 6379}},
-		{"+odown", "master mym 127.0.0.1 6379 #quorum 2/2",
-			EventInfo{Type: "+odown", Kind: "master", Name: "mym", IP: "127.0.0.1", Port: 6379, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 6379, Detail: "#quorum 2/2"}},
-		{"+selected-slave", "slave 127.0.0.1:22002 127.0.0.1 22002 @ mym 127.0.0.1 22000",
-			EventInfo{Type: "+selected-slave", Kind: "slave", Name: "127.0.0.1:22002", IP: "127.0.0.1", Port: 22002, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 22000}},
-		{"+sentinel-address-switch", "master mym 10.0.0.1 6379 ip 10.0.0.9 port 26379 for abc",
-			EventInfo{Type: "+sentinel-address-switch", Kind: "master", Name: "mym", IP: "10.0.0.1", Port: 6379, Master: "mym", MasterIP: "10.0.0.1", MasterPort: 6379, Detail: "ip 10.0.0.9 port 26379 for abc"}},
-		{"+switch-master", "mym 127.0.0.1 6379 127.0.0.1 6380",
-			EventInfo{Type: "+switch-master", Master: "mym", Detail: "mym 127.0.0.1 6379 127.0.0.1 6380"}},
-		{"+new-epoch", "7", EventInfo{Type: "+new-epoch", Detail: "7"}},
-		{"+tilt", "#tilt mode entered", EventInfo{Type: "+tilt", Detail: "#tilt mode entered"}},
-		{"+sdown", "master mym 127.0.0.1 notaport", EventInfo{Type: "+sdown", Detail: "master mym 127.0.0.1 notaport"}},
-		{"+sdown", "slave a b 1 @ m x", EventInfo{Type: "+sdown", Kind: "slave", Name: "a", IP: "b", Port: 1, Detail: "@ m x"}},
-		{"+switch-master", "", EventInfo{Type: "+switch-master"}},
+func TestEventInfoOf(t *testing.T) {
+	sub := &core.Subject{Role: core.RoleReplica, Name: "127.0.0.1:22002", IP: "127.0.0.1", Port: 22002, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 22000}
+	got := EventInfoOf(core.Emit{Type: "+selected-slave", Msg: sub.String(), Subject: sub, Master: "mym"})
+	want := EventInfo{Type: "+selected-slave", Kind: "slave", Name: "127.0.0.1:22002", IP: "127.0.0.1", Port: 22002, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 22000}
+	if got != want {
+		t.Errorf("EventInfoOf = %+v\nwant %+v", got, want)
 	}
-	for _, tt := range tests {
-		t.Run(tt.typ+" "+tt.msg, func(t *testing.T) {
-			if got := ParseEvent(core.Emit{Type: tt.typ, Msg: tt.msg}); got != tt.want {
-				t.Errorf("ParseEvent = %+v\nwant %+v", got, tt.want)
-			}
-		})
+	got = EventInfoOf(core.Emit{Type: "+new-epoch", Msg: "7", Master: "mym", Detail: "7"})
+	if want := (EventInfo{Type: "+new-epoch", Master: "mym", Detail: "7"}); got != want {
+		t.Errorf("EventInfoOf = %+v\nwant %+v", got, want)
 	}
 }
 
@@ -46,7 +29,8 @@ type fielder struct{ slog.Handler }
 func (fielder) EventFields() bool { return true }
 
 func TestLogEventFields(t *testing.T) {
-	ev := core.Emit{Type: "+odown", Msg: "master mym 127.0.0.1 6379 #quorum 2/2", Level: core.LevelWarning}
+	sub := &core.Subject{Role: core.RoleMaster, Name: "mym", IP: "127.0.0.1", Port: 6379, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 6379}
+	ev := core.Emit{Type: "+odown", Msg: sub.String() + " #quorum 2/2", Level: core.LevelWarning, Subject: sub, Master: "mym", Detail: "#quorum 2/2"}
 	tests := []struct {
 		name    string
 		handler func(*bytes.Buffer) slog.Handler

@@ -7,19 +7,13 @@ import (
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
-// masterOf returns the master name of a "%@" event message: "master <name>
-// <ip> <port>", or "<type> <name> <ip> <port> @ <master> <ip> <port>".
-func masterOf(msg string) string {
-	f := strings.Fields(msg)
-	for i, x := range f {
-		if x == "@" && i+1 < len(f) {
-			return f[i+1]
-		}
+// eventMaster is the master named by an event's "%@" prefix ("" for an
+// event without one: +new-epoch, +switch-master, +tilt...).
+func eventMaster(e core.Emit) string {
+	if e.Subject == nil {
+		return ""
 	}
-	if len(f) >= 2 && f[0] == "master" {
-		return f[1]
-	}
-	return ""
+	return e.Subject.Master
 }
 
 // emit checks one event of s (S2, S5, S6, S7, S9 bookkeeping). now is the
@@ -37,16 +31,16 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 	case "-tilt":
 		ch.tilt = false
 	case "+odown":
-		name := masterOf(e.Msg)
+		name := eventMaster(e)
 		ch.mc(name).odown = true
 		if n, q, ok := parseQuorum(e.Msg); ok && (n < q || q != c.opt.Quorum) {
 			w.violate("S5", s, "+odown with %d/%d votes, quorum is %d", n, q, c.opt.Quorum)
 		}
 		c.odownTruth(w, s, name, now)
 	case "-odown":
-		ch.mc(masterOf(e.Msg)).odown = false
+		ch.mc(eventMaster(e)).odown = false
 	case "+try-failover":
-		name := masterOf(e.Msg)
+		name := eventMaster(e)
 		x := ch.mc(name)
 		if v, _ := view(s, name); v.ForcedFailover {
 			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, w.sch.now
@@ -87,7 +81,7 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		if tilt {
 			w.violate("S5", s, "+elected-leader in TILT")
 		}
-		name := masterOf(e.Msg)
+		name := eventMaster(e)
 		v, _ := view(s, name)
 		k := mepoch{name, v.FailoverEpoch}
 		if v.ForcedFailover {
@@ -105,27 +99,27 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 			ch.elected = append(ch.elected, name) // votes counted after the step's votes are recorded
 		}
 	case "+selected-slave":
-		c.selection(w, s, e.Msg)
+		c.selection(w, s, e)
 	case "+slave-reconf-sent":
 		// L1's "respecting parallel-syncs": at most parallel-syncs replicas
 		// in RECONF_SENT/INPROG at once (the best-effort SLAVEOF after a
 		// failover timeout, +slave-reconf-sent-be, is exempt).
-		x := ch.mc(masterOf(e.Msg))
+		x := ch.mc(eventMaster(e))
 		if x.reconf == nil {
 			x.reconf = map[string]bool{}
 		}
-		if f := strings.Fields(e.Msg); len(f) > 1 {
-			x.reconf[f[1]] = true
+		if e.Subject != nil {
+			x.reconf[e.Subject.Name] = true
 		}
 		if len(x.reconf) > c.opt.ParallelSyncs {
 			w.violate("L1", s, "%d replicas reconfigured at once, parallel-syncs is %d", len(x.reconf), c.opt.ParallelSyncs)
 		}
 	case "+slave-reconf-done", "-slave-reconf-sent-timeout":
-		if f := strings.Fields(e.Msg); len(f) > 1 {
-			delete(ch.mc(masterOf(e.Msg)).reconf, f[1])
+		if e.Subject != nil {
+			delete(ch.mc(eventMaster(e)).reconf, e.Subject.Name)
 		}
 	case "+failover-end", "+failover-end-for-timeout", "-failover-abort-not-elected", "-failover-abort-no-good-slave", "-failover-abort-slave-timeout":
-		ch.mc(masterOf(e.Msg)).reconf = nil
+		ch.mc(eventMaster(e)).reconf = nil
 	case "+switch-master":
 		f := strings.Fields(e.Msg)
 		if len(f) == 5 {

@@ -123,11 +123,11 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late [
 	if actsInTilt[e.Type] && inTilt {
 		w.violate("T1", s, "%s in TILT (%dms after the last trigger, tilt-period %d)", e.Type, now-t.tilt.until+o.Timing.TiltPeriod, o.Timing.TiltPeriod)
 	}
-	typ, a, ok := w.eventAddr(e.Msg)
+	typ, a, ok := w.eventAddr(e)
 	if !ok {
 		return
 	}
-	name := masterOf(e.Msg)
+	name := eventMaster(e)
 	x := s.chk.mc(name)
 	switch e.Type {
 	case "+sdown":
@@ -164,22 +164,13 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late [
 	}
 }
 
-// eventAddr reads the instance type and address of a "%@" event message.
-func (w *World) eventAddr(msg string) (typ, addr string, ok bool) {
-	f := strings.Fields(msg)
-	if len(f) < 4 {
+// eventAddr is the instance type and address of an event's "%@" prefix.
+func (w *World) eventAddr(e core.Emit) (typ, addr string, ok bool) {
+	sub := e.Subject
+	if sub == nil {
 		return "", "", false
 	}
-	switch f[0] {
-	case "master", "slave", "sentinel":
-	default:
-		return "", "", false
-	}
-	port, err := strconv.Atoi(f[3])
-	if err != nil {
-		return "", "", false
-	}
-	return f[0], w.dialAddr(core.Addr{Host: f[2], IP: ipOnly(f[2]), Port: port}), true
+	return sub.Role.String(), w.dialAddr(core.Addr{Host: sub.IP, IP: ipOnly(sub.IP), Port: sub.Port}), true
 }
 
 // ipOnly returns h if it is an IPv4 literal of the simulated network.

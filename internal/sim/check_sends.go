@@ -172,14 +172,13 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 // (the same calm-window rule as eligibility), may rank strictly before
 // the selected one by (priority asc, offset desc, run id asc) as the view
 // knows them.
-func (c *checker) selection(w *World, s *sentinel, msg string) {
-	f := strings.Fields(msg) // slave <ip:port> <ip> <port> @ <master> <ip> <port>
-	if len(f) < 4 || f[0] != "slave" {
+func (c *checker) selection(w *World, s *sentinel, e core.Emit) {
+	sub := e.Subject
+	if sub == nil || sub.Role != core.RoleReplica {
 		return
 	}
-	port, _ := strconv.Atoi(f[3])
-	sel := core.Addr{IP: f[2], Port: port}
-	v, _ := view(s, masterOf(msg))
+	sel := core.Addr{IP: sub.IP, Port: sub.Port}
+	v, _ := view(s, sub.Master)
 	var chosen *core.ReplicaView
 	for i := range v.Replicas {
 		if sameAddr(v.Replicas[i].Addr, sel) {

@@ -6,22 +6,6 @@ import (
 	"github.com/gosentinel/gosentinel/internal/core"
 )
 
-func TestMasterOf(t *testing.T) {
-	for _, tc := range []struct{ msg, want string }{
-		{"master mymaster 10.0.0.1 6379", "mymaster"},
-		{"master mymaster 10.0.0.1 6379 #quorum 2/2", "mymaster"},
-		{"slave 10.1.0.2:6379 10.1.0.2 6379 @ master2 10.1.0.1 6379", "master2"},
-		{"sentinel abc 10.0.1.1 26379 @ mymaster 10.0.0.1 6379", "mymaster"},
-		{"slave x y z @", ""},
-		{"", ""},
-		{"#tilt mode entered", ""},
-	} {
-		if got := masterOf(tc.msg); got != tc.want {
-			t.Errorf("masterOf(%q) = %q, want %q", tc.msg, got, tc.want)
-		}
-	}
-}
-
 func TestParseQuorum(t *testing.T) {
 	for _, tc := range []struct {
 		msg  string
