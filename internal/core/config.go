@@ -12,6 +12,17 @@ type Addr struct {
 	Port int
 }
 
+// Announced is the host Sentinel shows and saves for a (Redis'
+// announceSentinelAddr): the hostname when announce-hostnames is on or
+// the name never resolved, else the IP. Replies, events and the config
+// rewrite all use it.
+func (a Addr) Announced(hostnames bool) string {
+	if hostnames || a.IP == "" {
+		return a.Host
+	}
+	return a.IP
+}
+
 // Auth is the credential sent with AUTH as the first command of a new
 // connection; an empty Pass means no AUTH.
 type Auth struct {

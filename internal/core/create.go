@@ -16,14 +16,8 @@ func parseIP(host string) (string, bool) {
 	return a.String(), true
 }
 
-// announceHost is the address Sentinel shows for a: the hostname when
-// announce-hostnames is on, else the IP (announceSentinelAddr).
-func (s *Sentinel) announceHost(a Addr) string {
-	if s.announceHostnames || a.IP == "" {
-		return a.Host
-	}
-	return a.IP
-}
+// announceHost is the address Sentinel shows for a ([Addr.Announced]).
+func (s *Sentinel) announceHost(a Addr) string { return a.Announced(s.announceHostnames) }
 
 // hostPort renders host:port, with brackets for IPv6 (announceSentinelAddrAndPort).
 func hostPort(host string, port int) string {

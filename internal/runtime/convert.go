@@ -140,7 +140,7 @@ func applyState(c *config.Config, st core.State) {
 func configMaster(m core.MasterConfig, announceHostnames bool) *config.Master {
 	cm := &config.Master{
 		Name:                        m.Name,
-		Host:                        announceAddr(m.Addr, announceHostnames),
+		Host:                        m.Addr.Announced(announceHostnames),
 		Port:                        m.Addr.Port,
 		Quorum:                      m.Quorum,
 		DownAfterMillis:             m.DownAfter,
@@ -168,20 +168,12 @@ func configMaster(m core.MasterConfig, announceHostnames bool) *config.Master {
 		cm.RenameCommands = append(cm.RenameCommands, config.Rename{Old: r.From, New: r.To})
 	}
 	for _, r := range m.KnownReplicas {
-		cm.KnownReplicas = append(cm.KnownReplicas, config.Addr{Host: announceAddr(r, announceHostnames), Port: r.Port})
+		cm.KnownReplicas = append(cm.KnownReplicas, config.Addr{Host: r.Announced(announceHostnames), Port: r.Port})
 	}
 	for _, p := range m.KnownSentinels {
-		cm.KnownSentinels = append(cm.KnownSentinels, config.Peer{Host: announceAddr(p.Addr, announceHostnames), Port: p.Addr.Port, RunID: p.RunID})
+		cm.KnownSentinels = append(cm.KnownSentinels, config.Peer{Host: p.Addr.Announced(announceHostnames), Port: p.Addr.Port, RunID: p.RunID})
 	}
 	return cm
-}
-
-// announceAddr is Redis' announceSentinelAddr for the config rewrite.
-func announceAddr(a core.Addr, announceHostnames bool) string {
-	if announceHostnames || a.IP == "" {
-		return a.Host
-	}
-	return a.IP
 }
 
 // respValue converts a core reply into a RESP value.
