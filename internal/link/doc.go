@@ -33,4 +33,16 @@
 //
 // The link does not send any handshake: the core emits AUTH, CLIENT
 // SETNAME and PING or SUBSCRIBE itself once it sees Connected.
+//
+// Who owns what about a connection. The core owns its meaning: which
+// instance's link it belongs to, and the commands pending on it by tag
+// (internal/core link.go, pending.go); when it learns of a Closed it
+// settles those from its own table, so the runtime does not pass
+// Closed.Pending on (the field is the Manager's proof, checked by this
+// package's tests, that every Send was answered or cancelled exactly
+// once). The Manager owns the socket, the write queue and the reply
+// reader, keyed by ID, which is the core's ConnID. The runtime keeps one
+// table between them (runtime.go connInfo: the core link and role of each
+// ConnID, plus PING send times for the metrics) from the core's Connect
+// until its Close or the Manager's Closed.
 package link

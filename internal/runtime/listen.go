@@ -100,16 +100,13 @@ func aclLogMaxLen(n int) int {
 
 // listen binds the plain port (unless it is 0) and the TLS port (if set):
 // like Redis, "port 0" with a tls-port serves TLS only, and neither is a
-// fatal error (ErrNoListener).
+// fatal error (ErrNoListener). The TLS port is bound first, so that once
+// the plain port answers, every port does (tools and tests wait for the
+// plain port).
 func (r *Runtime) listen() error {
 	s := r.opts.Config.Server
 	if s.Port == 0 && s.TLSPort == 0 {
 		return ErrNoListener
-	}
-	if s.Port != 0 {
-		if err := r.srv.Start(); err != nil {
-			return fmt.Errorf("runtime: %w", err)
-		}
 	}
 	if s.TLSPort != 0 {
 		tc, err := serverTLSConfig(s)
@@ -118,6 +115,11 @@ func (r *Runtime) listen() error {
 		}
 		if err := r.srv.StartTLS(s.TLSPort, tc); err != nil {
 			return fmt.Errorf("runtime: tls-port: %w", err)
+		}
+	}
+	if s.Port != 0 {
+		if err := r.srv.Start(); err != nil {
+			return fmt.Errorf("runtime: %w", err)
 		}
 	}
 	return nil

@@ -83,7 +83,6 @@ func (r *Runtime) loop(ctx context.Context) error {
 			ev = core.Tick{}
 		case lev := <-r.links.Events():
 			ev = r.linkEvent(lev)
-			r.observeLinkEvent(ev) // metrics.go
 		case req := <-r.requests:
 			if req.fn != nil {
 				req.fn()
@@ -121,7 +120,6 @@ func (r *Runtime) drainLinkEvents() error {
 		select {
 		case lev := <-r.links.Events():
 			ev := r.linkEvent(lev)
-			r.observeLinkEvent(ev) // metrics.go
 			if ev == nil {
 				continue
 			}
@@ -207,9 +205,11 @@ func (r *Runtime) connect(e core.Connect) {
 	if e.Type == core.ConnPubSub {
 		kind = link.PubSub
 	}
-	r.conns[e.Conn] = connInfo{link: e.Link, typ: e.Type}
+	c := &connInfo{link: e.Link, typ: e.Type, role: e.Role}
+	r.conns[e.Conn] = c
 	if err := r.links.Dial(link.ID(e.Conn), net.JoinHostPort(host, strconv.Itoa(e.Addr.Port)), kind); err != nil {
 		delete(r.conns, e.Conn)
+		r.observeClosed(c) // metrics.go
 		r.queue = append(r.queue, core.LinkClosed{Link: e.Link, Conn: e.Conn, Err: fmt.Errorf("runtime: connect: %w", err)})
 	}
 }
@@ -231,16 +231,19 @@ func (r *Runtime) linkEvent(ev link.Event) core.Event {
 	switch e := ev.(type) {
 	case link.Connected:
 		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			ci.up = true
 			return core.LinkConnected{Link: ci.link, Conn: core.ConnID(e.ID), LocalIP: e.LocalIP}
 		}
 	case link.Closed:
 		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
 			delete(r.conns, core.ConnID(e.ID))
+			r.observeClosed(ci) // metrics.go
 			r.log.Log(context.Background(), LevelDebug, "link closed: "+e.Err.Error())
 			return core.LinkClosed{Link: ci.link, Conn: core.ConnID(e.ID), Err: e.Err}
 		}
 	case link.Reply:
 		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+			r.observeReply(ci, core.Tag(e.Tag)) // metrics.go
 			return core.Reply{Link: ci.link, Conn: core.ConnID(e.ID), Tag: core.Tag(e.Tag), Value: coreValue(e.Value)}
 		}
 	case link.Message:

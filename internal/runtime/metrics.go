@@ -106,79 +106,41 @@ func countScripts(v resp.Value) (running, queued int) {
 	return running, queued
 }
 
-// pingWatch measures PING round trips per connection. It is owned by the
-// loop goroutine.
-type pingWatch struct {
-	conns map[core.ConnID]*watchedConn
-}
-
-// watchedConn is one connection the core opened.
-type watchedConn struct {
-	role    core.Role
-	typ     core.ConnType
-	up      bool                   // LinkConnected seen
-	pending map[core.Tag]time.Time // PINGs sent, not answered yet
-}
-
 // observeEffect is called by the loop for every effect before it runs.
 func (r *Runtime) observeEffect(eff core.Effect) {
 	obs := r.opts.Observer
 	if obs == nil {
 		return
 	}
-	w := &r.watch
 	switch e := eff.(type) {
-	case core.Connect:
-		if w.conns == nil {
-			w.conns = make(map[core.ConnID]*watchedConn)
-		}
-		w.conns[e.Conn] = &watchedConn{role: e.Role, typ: e.Type}
-	case core.Close:
-		delete(w.conns, e.Conn)
 	case core.Send:
-		c, ok := w.conns[e.Conn]
-		if !ok || e.Kind != core.SendPing {
-			return
+		if c, ok := r.conns[e.Conn]; ok && e.Kind == core.SendPing {
+			if c.pings == nil {
+				c.pings = make(map[core.Tag]time.Time)
+			}
+			c.pings[e.Tag] = time.Now()
 		}
-		if c.pending == nil {
-			c.pending = make(map[core.Tag]time.Time)
-		}
-		c.pending[e.Tag] = time.Now()
 	case core.Emit:
 		obs.Event(e)
 	}
 }
 
-// observeLinkEvent is called by the loop for every event converted from
-// the link manager (nil for events of connections the core closed).
-func (r *Runtime) observeLinkEvent(ev core.Event) {
-	obs := r.opts.Observer
-	if obs == nil {
-		return
-	}
-	switch e := ev.(type) {
-	case core.LinkConnected:
-		if c, ok := r.watch.conns[e.Conn]; ok {
-			c.up = true
-		}
-	case core.LinkClosed:
-		c, ok := r.watch.conns[e.Conn]
-		if !ok {
-			return
-		}
-		delete(r.watch.conns, e.Conn)
+// observeClosed reports a lost connection, or one that never came up.
+func (r *Runtime) observeClosed(c *connInfo) {
+	if obs := r.opts.Observer; obs != nil {
 		if c.up {
 			obs.LinkDisconnected(c.role, c.typ)
 		} else {
 			obs.LinkFailed(c.role, c.typ)
 		}
-	case core.Reply:
-		c, ok := r.watch.conns[e.Conn]
-		if !ok {
-			return
-		}
-		if t, ok := c.pending[e.Tag]; ok {
-			delete(c.pending, e.Tag)
+	}
+}
+
+// observeReply reports the round trip of an answered PING.
+func (r *Runtime) observeReply(c *connInfo, tag core.Tag) {
+	if t, ok := c.pings[tag]; ok {
+		delete(c.pings, tag)
+		if obs := r.opts.Observer; obs != nil {
 			obs.LinkRTT(c.role, time.Since(t))
 		}
 	}

@@ -81,12 +81,11 @@ type Runtime struct {
 
 	// Owned by the loop goroutine.
 	queue   []core.Event
-	conns   map[core.ConnID]connInfo
+	conns   map[core.ConnID]*connInfo
 	replies map[uint64]chan resp.Value
 	nextReq uint64
 	scripts map[uint64]*os.Process
 	scrMu   sync.Mutex // guards scripts against the waiters
-	watch   pingWatch  // metrics.go
 	// fillID/fillName: the cacheable query being stepped (querycache.go).
 	fillID   uint64
 	fillName string
@@ -94,9 +93,17 @@ type Runtime struct {
 	qcache queryCache // read by server goroutines, written by the loop
 }
 
+// connInfo is a connection the core opened, from its Connect until its
+// Close or LinkClosed: the one table of connections in the runtime (the
+// link manager has its own, keyed by the same ID; internal/link/doc.go).
 type connInfo struct {
 	link core.LinkID
 	typ  core.ConnType
+	role core.Role
+	up   bool // LinkConnected seen
+	// pings are the PINGs sent and not answered yet, for the Observer's
+	// round-trip times (metrics.go); nil without an Observer.
+	pings map[core.Tag]time.Time
 }
 
 // request is a client command or a function to run on the loop.
@@ -167,7 +174,7 @@ func New(opts Options) (*Runtime, error) {
 		persists: make(chan core.Persist, 1),
 		stopped:  make(chan struct{}),
 		shutdown: make(chan struct{}),
-		conns:    make(map[core.ConnID]connInfo),
+		conns:    make(map[core.ConnID]*connInfo),
 		replies:  make(map[uint64]chan resp.Value),
 		scripts:  make(map[uint64]*os.Process),
 	}
