@@ -81,108 +81,128 @@ func validClientName(n string) bool {
 }
 
 func cmdClient(c *client, cmd *command, args [][]byte) {
-	sub := cmd.name[len("client|"):]
-	switch sub {
-	case "id":
-		c.addReply(resp.AppendInt(nil, c.id))
-	case "getname":
-		c.mu.Lock()
-		name := c.name
-		c.mu.Unlock()
-		if name == "" {
-			c.addReply(resp.AppendNullBulk(nil, c.protocol()))
-		} else {
-			c.addReply(resp.AppendBulkString(nil, name))
-		}
-	case "setname":
-		n := string(args[2])
-		if !validClientName(n) {
-			c.addError("ERR Client names cannot contain spaces, newlines or special characters.")
-			return
-		}
-		c.mu.Lock()
-		c.name = n
-		c.mu.Unlock()
-		c.addReply([]byte("+OK\r\n"))
-	case "setinfo":
-		clientSetinfo(c, args)
-	case "info":
-		c.addValue(resp.Verbatim("txt", c.describe()+"\n"))
-	case "list":
-		clientListCmd(c, args)
-	case "kill":
-		clientKillCmd(c, args)
-	case "help":
-		c.addReply(helpReply(clientHelp))
-	case "reply":
-		switch strings.ToLower(string(args[2])) {
-		case "on":
-			c.reply = replyOn
-			c.addReply([]byte("+OK\r\n"))
-		case "off":
-			c.reply = replyOff
-		case "skip":
-			if c.reply == replyOn || c.reply == replySkipThis {
-				c.reply = replySkipNext
-			}
-		default:
-			c.addError("ERR syntax error")
-		}
-	case "pause":
-		if _, ok := parseInt(string(args[2])); !ok {
-			c.addError("ERR timeout is not an integer or out of range")
-			return
-		}
-		if len(args) > 4 || (len(args) == 4 && !strings.EqualFold(string(args[3]), "write") && !strings.EqualFold(string(args[3]), "all")) {
-			c.addError("ERR syntax error")
-			return
-		}
-		c.addReply([]byte("+OK\r\n"))
-	case "unpause":
-		c.addReply([]byte("+OK\r\n"))
-	case "no-evict":
-		switch strings.ToLower(string(args[2])) {
-		case "on", "off":
-			c.addReply([]byte("+OK\r\n"))
-		default:
-			c.addError("ERR syntax error")
-		}
-	case "unblock":
+	if h, ok := clientSubcommands[cmd.name[len("client|"):]]; ok {
+		h(c, args)
+		return
+	}
+	c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try CLIENT HELP.")
+}
+
+// clientSubcommands handles each CLIENT subcommand (arity is checked by
+// the command table before).
+var clientSubcommands = map[string]func(c *client, args [][]byte){
+	"id":      func(c *client, _ [][]byte) { c.addReply(resp.AppendInt(nil, c.id)) },
+	"getname": clientGetname,
+	"setname": clientSetname,
+	"setinfo": clientSetinfo,
+	"info":    func(c *client, _ [][]byte) { c.addValue(resp.Verbatim("txt", c.describe()+"\n")) },
+	"list":    clientListCmd,
+	"kill":    clientKillCmd,
+	"help":    func(c *client, _ [][]byte) { c.addReply(helpReply(clientHelp)) },
+	"reply":   clientReply,
+	"pause":   clientPause,
+	"unpause": replyOK,
+	"no-evict": func(c *client, args [][]byte) {
+		onOff(c, args[2], func(bool) {})
+	},
+	"unblock": func(c *client, args [][]byte) {
 		if _, ok := parseInt(string(args[2])); !ok {
 			c.addError("ERR value is not an integer or out of range")
 			return
 		}
 		c.addReply(resp.AppendInt(nil, 0))
-	case "tracking":
-		switch strings.ToLower(string(args[2])) {
-		case "on", "off":
-			c.tracking = strings.EqualFold(string(args[2]), "on")
-			c.addReply([]byte("+OK\r\n"))
-		default:
-			c.addError("ERR syntax error")
-		}
-	case "trackinginfo":
+	},
+	"tracking": func(c *client, args [][]byte) {
+		onOff(c, args[2], func(on bool) { c.tracking = on })
+	},
+	"trackinginfo": func(c *client, _ [][]byte) {
 		c.addValue(resp.Map(
 			resp.Bulk("flags"), resp.Set(resp.Bulk("off")),
 			resp.Bulk("redirect"), resp.Integer(-1),
 			resp.Bulk("prefixes"), resp.Array(),
 		))
-	case "getredir":
-		c.addReply(resp.AppendInt(nil, -1))
-	case "caching":
-		// Tracking is accepted but without OPTIN/OPTOUT (no keys to track).
-		switch {
-		case !c.tracking:
-			c.addError("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
-		case strings.EqualFold(string(args[2]), "yes"):
-			c.addError("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
-		case strings.EqualFold(string(args[2]), "no"):
-			c.addError("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
-		default:
-			c.addError("ERR syntax error")
+	},
+	"getredir": func(c *client, _ [][]byte) { c.addReply(resp.AppendInt(nil, -1)) },
+	"caching":  clientCaching,
+}
+
+func replyOK(c *client, _ [][]byte) { c.addReply([]byte("+OK\r\n")) }
+
+// onOff accepts "on" or "off" (any case), calls set and replies +OK, or
+// replies a syntax error.
+func onOff(c *client, arg []byte, set func(on bool)) {
+	switch strings.ToLower(string(arg)) {
+	case "on", "off":
+		set(strings.EqualFold(string(arg), "on"))
+		replyOK(c, nil)
+	default:
+		c.addError("ERR syntax error")
+	}
+}
+
+func clientGetname(c *client, _ [][]byte) {
+	c.mu.Lock()
+	name := c.name
+	c.mu.Unlock()
+	if name == "" {
+		c.addReply(resp.AppendNullBulk(nil, c.protocol()))
+	} else {
+		c.addReply(resp.AppendBulkString(nil, name))
+	}
+}
+
+func clientSetname(c *client, args [][]byte) {
+	n := string(args[2])
+	if !validClientName(n) {
+		c.addError("ERR Client names cannot contain spaces, newlines or special characters.")
+		return
+	}
+	c.mu.Lock()
+	c.name = n
+	c.mu.Unlock()
+	replyOK(c, nil)
+}
+
+func clientReply(c *client, args [][]byte) {
+	switch strings.ToLower(string(args[2])) {
+	case "on":
+		c.reply = replyOn
+		replyOK(c, nil)
+	case "off":
+		c.reply = replyOff
+	case "skip":
+		if c.reply == replyOn || c.reply == replySkipThis {
+			c.reply = replySkipNext
 		}
 	default:
-		c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try CLIENT HELP.")
+		c.addError("ERR syntax error")
+	}
+}
+
+func clientPause(c *client, args [][]byte) {
+	if _, ok := parseInt(string(args[2])); !ok {
+		c.addError("ERR timeout is not an integer or out of range")
+		return
+	}
+	if len(args) > 4 || (len(args) == 4 && !strings.EqualFold(string(args[3]), "write") && !strings.EqualFold(string(args[3]), "all")) {
+		c.addError("ERR syntax error")
+		return
+	}
+	replyOK(c, nil)
+}
+
+// clientCaching: tracking is accepted but without OPTIN/OPTOUT (no keys
+// to track).
+func clientCaching(c *client, args [][]byte) {
+	switch {
+	case !c.tracking:
+		c.addError("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+	case strings.EqualFold(string(args[2]), "yes"):
+		c.addError("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+	case strings.EqualFold(string(args[2]), "no"):
+		c.addError("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+	default:
+		c.addError("ERR syntax error")
 	}
 }
 

@@ -98,3 +98,24 @@ func docsAll(t *table) resp.Value {
 	}
 	return resp.Map(kv...)
 }
+
+// TestClientSubcommandsHandled: every CLIENT subcommand of the command
+// table (what COMMAND and ACL know) has a handler, and every handler is in
+// the table.
+func TestClientSubcommandsHandled(t *testing.T) {
+	tb, err := loadTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := tb.top["client"]
+	for name := range cl.subs {
+		if clientSubcommands[name] == nil {
+			t.Errorf("CLIENT %s is in the table but has no handler", name)
+		}
+	}
+	for name := range clientSubcommands {
+		if cl.subs[name] == nil {
+			t.Errorf("CLIENT %s has a handler but is not in the table", name)
+		}
+	}
+}
