@@ -67,7 +67,21 @@ func (s *Sentinel) askPeriodFor(m, si *instance) Millis {
 	if m.flags&fSDown != 0 && m.flags&fODown == 0 && si.flags&fMasterDown == 0 {
 		return min(s.timing.AskPeriod, FastAskPeriod)
 	}
+	if s.electionReask(m, si) {
+		return min(s.timing.AskPeriod, FastAskPeriod)
+	}
 	return s.timing.AskPeriod
+}
+
+// electionReask reports that peer si is asked for its vote again every
+// FastAskPeriod: our election runs, and si's last answer said "not down"
+// and held no vote of this election. A gosentinel peer refuses a vote
+// while it sees the master up (votegate.go), which it may for a few
+// PING intervals after we saw it down; the vote then comes within
+// FastAskPeriod of its own S_DOWN instead of a whole ask-period later.
+func (s *Sentinel) electionReask(m, si *instance) bool {
+	return m.m.failoverState == FailoverWaitStart && si.flags&fMasterDown == 0 &&
+		si.leaderEpoch != m.m.failoverEpoch
 }
 
 // reactToMasterDownReply re-evaluates ODOWN (and a failover start) as
