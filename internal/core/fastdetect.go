@@ -100,16 +100,22 @@ func (s *Sentinel) reactToMasterDownReply(m *instance) {
 // reaskOnPeerAsk is called when a peer asks us about m while we see m
 // SDOWN: a peer only asks when it sees m SDOWN itself (sentinel.c), so
 // the peers whose last answer said "not down" are asked again now instead
-// of after FastAskPeriod. The sentinel that was SDOWN first then reaches
+// of after FastAskPeriod (during our election: those that gave no vote
+// of it, see electionReask). The sentinel that was SDOWN first then reaches
 // ODOWN about one round trip after the other instead of up to
 // FastAskPeriod (plus a tick) later, which is what lets the staggered
 // start (stagger.go) order two candidates (docs/core.md decision 22).
 func (s *Sentinel) reaskOnPeerAsk(m *instance) {
-	if m.flags&(fODown|fFailoverInProgress) != 0 || m.m.failoverState != FailoverNone {
+	electing := m.m.failoverState == FailoverWaitStart
+	if !electing && (m.flags&(fODown|fFailoverInProgress) != 0 || m.m.failoverState != FailoverNone) {
 		return
 	}
 	for _, si := range m.sortedSentinels() {
-		if si.flags&fMasterDown == 0 && !si.askPending && !si.link.disconnected() {
+		if si.flags&fMasterDown == 0 && !si.askPending && !si.link.disconnected() &&
+			(!electing || s.electionReask(m, si)) {
+			// While our election runs this is a vote request: a peer
+			// that refused (it saw the master up, votegate.go) and now
+			// asks us, sees it down and votes.
 			s.askPeer(m, si)
 		}
 	}

@@ -193,3 +193,31 @@ func TestElectionReask(t *testing.T) {
 		t.Fatalf("after the election: ask period %d", p)
 	}
 }
+
+// TestReaskOnPeerAskDuringElection: while our election runs, a peer's ask
+// (it sees the master down now) makes us send our vote request at once to
+// the peers that gave no vote of this election; not to one that voted.
+func TestReaskOnPeerAskDuringElection(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	for _, si := range m.sortedSentinels() {
+		s.Step(1, LinkConnected{Link: si.link.id, Conn: si.link.cc, LocalIP: "127.0.0.1"})
+	}
+	b, c := m.m.sentinels[peerB], m.m.sentinels[peerC]
+	seeMasterDown(s)
+	m.flags |= fODown | fFailoverInProgress
+	m.m.failoverState, m.m.failoverEpoch = FailoverWaitStart, 1
+	b.lastMDReplyTime, c.lastMDReplyTime = s.now, s.now // answered just now: no periodic ask due
+	c.leader, c.leaderEpoch = testMyID, 1
+	effs := s.Step(10, Request{ID: 1, Args: []string{"SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "0", "*"}})
+	var asks []string
+	for _, snd := range effectsOf[Send](effs) {
+		if len(snd.Args) == 6 && snd.Args[1] == "is-master-down-by-addr" {
+			who := map[LinkID]string{b.link.id: "B", c.link.id: "C"}[snd.Link]
+			asks = append(asks, who+" "+snd.Args[4]+" "+snd.Args[5])
+		}
+	}
+	if strings.Join(asks, ",") != "B 1 "+testMyID {
+		t.Fatalf("asks after a peer's ask during our election: %v", asks)
+	}
+}
