@@ -85,6 +85,12 @@ func (s *Sentinel) groupDeadline(m *instance, in Millis) Millis {
 				d.consider(si.lastMDReplyTime + s.askPeriodFor(m, si))
 			}
 		}
+	} else if m.m.failoverState == FailoverWaitStart && !s.tilt && (m.flags&fSDown != 0 || m.m.newer.coordinated) {
+		for _, si := range m.m.sentinels {
+			if !si.askPending && !si.link.disconnected() && s.electionReask(m, si) {
+				d.consider(si.lastMDReplyTime + s.askPeriodFor(m, si))
+			}
+		}
 	}
 	if m.flags&fFailoverInProgress != 0 {
 		d.consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)

@@ -21,8 +21,9 @@ func TestNonDurableRefusesVotes(t *testing.T) {
 		t.Fatal("durable after a failed Persist")
 	}
 
+	seeMasterDown(s) // a vote we would grant if durable (votegate.go)
 	resp, effs := request(s, 20, 2, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
-	if len(resp) != 1 || renderValue(resp[0].Value) != `[:0 "*" :0]` {
+	if len(resp) != 1 || renderValue(resp[0].Value) != `[:1 "*" :0]` {
 		t.Fatalf("vote while non-durable: %v", effs)
 	}
 	if got := emitTypes(effs); got != "" {
@@ -47,12 +48,13 @@ func TestNonDurableRefusesVotes(t *testing.T) {
 	if !s.Durable() {
 		t.Fatal("still non-durable after a successful retry")
 	}
+	seeMasterDown(s) // the Ticks above re-evaluated S_DOWN
 	resp, effs = request(s, 2000, 4, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
 	if len(resp) != 0 {
 		t.Fatalf("vote reply before its Persist: %v", resp)
 	}
 	got := effectsOf[Respond](s.Step(2001, PersistDone{Seq: persistOf(t, effs).Seq}))
-	if len(got) != 1 || renderValue(got[0].Value) != `[:0 "`+peerB+`" :5]` {
+	if len(got) != 1 || renderValue(got[0].Value) != `[:1 "`+peerB+`" :5]` {
 		t.Fatalf("vote once durable again: %v", got)
 	}
 }

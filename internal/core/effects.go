@@ -92,6 +92,10 @@ const (
 	// SendSubscribe is the SUBSCRIBE to the hello channel on a pub/sub
 	// connection; an error reply means the connection is useless.
 	SendSubscribe
+	// SendPeerMaster is SENTINEL MASTER to a peer sentinel: the vote
+	// gate's check that a vote request for a master we see up comes from
+	// a COORDINATED failover (votegate.go).
+	SendPeerMaster
 )
 
 // Emit is a Sentinel event (reference §10): log "<Type> <Msg>" at Level,

@@ -67,7 +67,21 @@ func (s *Sentinel) askPeriodFor(m, si *instance) Millis {
 	if m.flags&fSDown != 0 && m.flags&fODown == 0 && si.flags&fMasterDown == 0 {
 		return min(s.timing.AskPeriod, FastAskPeriod)
 	}
+	if s.electionReask(m, si) {
+		return min(s.timing.AskPeriod, FastAskPeriod)
+	}
 	return s.timing.AskPeriod
+}
+
+// electionReask reports that peer si is asked for its vote again every
+// FastAskPeriod: our election runs, and si's last answer said "not down"
+// and held no vote of this election. A gosentinel peer refuses a vote
+// while it sees the master up (votegate.go), which it may for a few
+// PING intervals after we saw it down; the vote then comes within
+// FastAskPeriod of its own S_DOWN instead of a whole ask-period later.
+func (s *Sentinel) electionReask(m, si *instance) bool {
+	return m.m.failoverState == FailoverWaitStart && si.flags&fMasterDown == 0 &&
+		si.leaderEpoch != m.m.failoverEpoch
 }
 
 // reactToMasterDownReply re-evaluates ODOWN (and a failover start) as
@@ -86,16 +100,22 @@ func (s *Sentinel) reactToMasterDownReply(m *instance) {
 // reaskOnPeerAsk is called when a peer asks us about m while we see m
 // SDOWN: a peer only asks when it sees m SDOWN itself (sentinel.c), so
 // the peers whose last answer said "not down" are asked again now instead
-// of after FastAskPeriod. The sentinel that was SDOWN first then reaches
+// of after FastAskPeriod (during our election: those that gave no vote
+// of it, see electionReask). The sentinel that was SDOWN first then reaches
 // ODOWN about one round trip after the other instead of up to
 // FastAskPeriod (plus a tick) later, which is what lets the staggered
 // start (stagger.go) order two candidates (docs/core.md decision 22).
 func (s *Sentinel) reaskOnPeerAsk(m *instance) {
-	if m.flags&(fODown|fFailoverInProgress) != 0 || m.m.failoverState != FailoverNone {
+	electing := m.m.failoverState == FailoverWaitStart
+	if !electing && (m.flags&(fODown|fFailoverInProgress) != 0 || m.m.failoverState != FailoverNone) {
 		return
 	}
 	for _, si := range m.sortedSentinels() {
-		if si.flags&fMasterDown == 0 && !si.askPending && !si.link.disconnected() {
+		if si.flags&fMasterDown == 0 && !si.askPending && !si.link.disconnected() &&
+			(!electing || s.electionReask(m, si)) {
+			// While our election runs this is a vote request: a peer
+			// that refused (it saw the master up, votegate.go) and now
+			// asks us, sees it down and votes.
 			s.askPeer(m, si)
 		}
 	}

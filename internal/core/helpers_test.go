@@ -50,3 +50,12 @@ func request(s *Sentinel, now Millis, id uint64, args ...string) ([]Respond, []E
 	effs := s.Step(now, Request{ID: id, Args: args})
 	return effectsOf[Respond](effs), effs
 }
+
+// seeMasterDown flags the test core's master S_DOWN, as if down-after had
+// passed without a valid reply: a vote request is granted only then (the
+// vote gate, votegate.go). The next Tick re-evaluates the flag.
+func seeMasterDown(s *Sentinel) {
+	m := s.masters["mym"]
+	m.flags |= fSDown
+	m.sdownSince = s.now
+}

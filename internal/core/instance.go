@@ -67,6 +67,7 @@ type instance struct {
 	// sentinel fields: the vote the peer reported
 	leader      string
 	leaderEpoch uint64
+	probe       peerProbe // vote gate (votegate.go)
 
 	// master fields
 	m *masterState
@@ -89,6 +90,7 @@ type masterState struct {
 	configEpoch uint64
 	leader      string
 	leaderEpoch uint64
+	probe       peerProbe // vote gate (votegate.go)
 
 	replicas  map[string]*instance // key: replicaKey (the replica's name)
 	sentinels map[string]*instance // key: runid (the sentinel's name)

@@ -272,6 +272,8 @@ func (s *Sentinel) cancelPending(p *pendingCmd) {
 		p.inst.askPending = false
 	case SendHello:
 		p.inst.helloPending = false
+	case SendPeerMaster:
+		p.inst.probe.pending = false
 	}
 }
 

@@ -37,6 +37,8 @@ func (s *Sentinel) onReply(e Reply) {
 		s.onIsMasterDownReply(i, e.Value)
 		s.reactToVote(i.master)
 		s.reactToMasterDownReply(i.master)
+	case SendPeerMaster:
+		s.onPeerMasterReply(i, e.Value) // votegate.go
 	case SendSubscribe:
 		if e.Value.Kind == KindError {
 			// hiredis drops the pub/sub connection on a SUBSCRIBE error.

@@ -211,6 +211,12 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
 		return
 	}
+	if m != nil && !s.voteGateOpen(m, args[5], uint64(reqEpoch)) {
+		// votegate.go: no vote for a master we see up; the requester's
+		// epoch is not adopted and nothing is persisted.
+		s.respond(id, Array(Int(down), Bulk("*"), Int(0)))
+		return
+	}
 	leader, leaderEpoch := "", uint64(0)
 	if m != nil {
 		leader, leaderEpoch = s.voteLeader(m, uint64(reqEpoch), args[5])

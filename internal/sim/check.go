@@ -280,6 +280,11 @@ func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 			if v.LeaderEpoch < x.leaderEpoch {
 				w.violate("S1", s, "vote of %s went back from epoch %d to %d", name, x.leaderEpoch, v.LeaderEpoch)
 			}
+			if ch.tilt && !strings.EqualFold(v.Leader, s.core.MyID()) {
+				// V1: only a vote request can make a sentinel in TILT
+				// vote for another (its own election does not run there).
+				w.violate("V1", s, "voted for %s in epoch %d of %s in TILT", short(v.Leader), v.LeaderEpoch, name)
+			}
 			c.recordVote(w, s, name, v.LeaderEpoch, v.Leader, false)
 		}
 		x.leader, x.leaderEpoch = v.Leader, v.LeaderEpoch
