@@ -6,7 +6,7 @@ import (
 )
 
 // newTwoMasterCore is a core monitoring masters "a" (config epoch 0) and
-// "b" (config epoch 8: b failed over in epoch 8).
+// "b" (config epoch 8: b failed over in epoch 8), both seen S_DOWN.
 func newTwoMasterCore(t *testing.T) *Sentinel {
 	t.Helper()
 	peers := []KnownSentinel{
@@ -27,6 +27,12 @@ func newTwoMasterCore(t *testing.T) *Sentinel {
 		t.Fatalf("New: %v", err)
 	}
 	s.Step(0, Tick{})
+	// Both masters S_DOWN in our view: the vote gate (votegate.go) lets
+	// the requests through.
+	for _, m := range s.masters {
+		m.flags |= fSDown
+		m.sdownSince = s.now
+	}
 	return s
 }
 
@@ -52,15 +58,15 @@ func TestVotesArePerMaster(t *testing.T) {
 	steps := []struct {
 		port, epoch, runid, want string
 	}{
-		{"6379", "20", peerB, `[:0 "` + peerB + `" :20]`},
+		{"6379", "20", peerB, `[:1 "` + peerB + `" :20]`},
 		// b failed over in epoch 8: epoch 12 is newer, and a's epoch 20
 		// does not matter.
-		{"6479", "12", peerC, `[:0 "` + peerC + `" :12]`},
+		{"6479", "12", peerC, `[:1 "` + peerC + `" :12]`},
 		// one vote per master and epoch
-		{"6479", "12", peerB, `[:0 "` + peerC + `" :12]`},
-		{"6479", "11", peerB, `[:0 "` + peerC + `" :12]`},
-		{"6479", "13", peerB, `[:0 "` + peerB + `" :13]`},
-		{"6379", "20", peerC, `[:0 "` + peerB + `" :20]`},
+		{"6479", "12", peerB, `[:1 "` + peerC + `" :12]`},
+		{"6479", "11", peerB, `[:1 "` + peerC + `" :12]`},
+		{"6479", "13", peerB, `[:1 "` + peerB + `" :13]`},
+		{"6379", "20", peerC, `[:1 "` + peerB + `" :20]`},
 	}
 	for k, st := range steps {
 		if got := ask(Millis(10+k), uint64(k+1), st.port, st.epoch, st.runid); got != st.want {
@@ -82,7 +88,7 @@ func TestVoteRefusedAtOrBelowConfigEpoch(t *testing.T) {
 		if ps := effectsOf[Persist](effs); len(ps) > 0 {
 			resp = effectsOf[Respond](s.Step(Millis(10+k), PersistDone{Seq: ps[len(ps)-1].Seq}))
 		}
-		if len(resp) != 1 || renderValue(resp[0].Value) != `[:0 "*" :0]` {
+		if len(resp) != 1 || renderValue(resp[0].Value) != `[:1 "*" :0]` {
 			t.Errorf("epoch %s: got %v, want no vote", epoch, resp)
 		}
 	}

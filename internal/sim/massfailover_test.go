@@ -100,7 +100,7 @@ func runMassFailover(seed uint64, masters int, persistMin, persistMax int64) mas
 // of the lab machine's CPU starvation): 50 masters crashed at once, three
 // sentinels. Every master must switch within down-after + 2 s of the crash
 // (issue "Performance" goal for mass failover); elections and epochs are
-// reported (docs/core.md decision 24).
+// reported (docs/core.md decision 25).
 func TestMassFailover(t *testing.T) {
 	seeds := uint64(3)
 	if testing.Short() {
