@@ -330,7 +330,7 @@ func (c *checker) s6() {
 				again := selected[k]
 				selected[k] = true
 				if r, ok := c.byAddr[a]; ok && !again {
-					if s, ok := c.at(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
+					if s, ok := c.seenBy(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
 						c.violate("S6", "%s: sampled as a master at %s, not a replica", what, s.At.Format(time.RFC3339Nano))
 					}
 				}

@@ -285,6 +285,15 @@ func TestCheckS6(t *testing.T) {
 	w.set("r2", 2900, 3200, func(s *Sample) { s.Role, s.MasterOf = "master", "" })
 	mustHave(t, Check(w.in), "S6", "sampled as a master")
 
+	// A ROLE sent before the selection but answered after it (a slow
+	// reply under load) may show the promotion itself: not evidence.
+	w = failover()
+	w.set("r2", 3050, 3150, func(s *Sample) { s.Role, s.MasterOf, s.Done = "master", "", at(3250) })
+	mustNot(t, Check(w.in), "S6")
+	// Answered at once, it is.
+	w.set("r2", 3050, 3150, func(s *Sample) { s.Done = s.At.Add(10 * time.Millisecond) })
+	mustHave(t, Check(w.in), "S6", "sampled as a master")
+
 	// B3p: an earlier attempt selected (and promoted) r2, its leader
 	// crashed; the next leader selects r2 again, now a master: allowed.
 	w.event(2800, "s2", "+selected-slave", "slave 10.0.0.2:6379 10.0.0.2 6379 @ m 10.0.0.1 6379")
