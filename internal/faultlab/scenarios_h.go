@@ -104,5 +104,5 @@ func init() {
 			{Name: "writes continue", Check: func(r *RunResult) (bool, string) {
 				return r.Extra["ok_during_outage"] > 0, fmt.Sprintf("ok_during_outage = %g", r.Extra["ok_during_outage"])
 			}}},
-	}, &Scenario{})
+	})
 }
