@@ -35,7 +35,58 @@ func goneBefore(m, si *instance) bool {
 }
 
 // failoverStartAt is the earliest instant at which an automatic failover of
-// the ODOWN master m may start.
+// the ODOWN master m may start. A sentinel that could select no replica
+// only because it has seen the master down for less time than the
+// replicas have been cut from it (yieldsLead) starts after every peer's
+// turn, at the first attempt and at each retry.
 func (s *Sentinel) failoverStartAt(m *instance) Millis {
-	return m.odownSince + Millis(s.failoverRank(m))*s.timing.FailoverStagger
+	rank := Millis(s.failoverRank(m))
+	if !s.yieldsLead(m) {
+		return m.odownSince + rank*s.timing.FailoverStagger
+	}
+	base := m.odownSince
+	if ft := m.m.failoverStartTime; ft != 0 && ft+2*m.m.failoverTimeout > base {
+		base = ft + 2*m.m.failoverTimeout
+	}
+	return base + (rank+Millis(len(m.m.sentinels))+1)*s.timing.FailoverStagger
 }
+
+// yieldsLead reports that no replica of m is eligible for us, but one
+// would be for a sentinel that has seen m down longer. Selection drops a
+// replica whose master link has been down for more than 10×down-after
+// plus the time this sentinel has seen the master SDOWN (sentinelSelectSlave,
+// reference §15). A sentinel restarted while the master was already down
+// (lab B2: two of three sentinels restarted 30 s after the master's
+// SIGKILL) has seen it SDOWN for a few seconds only, so it excludes every
+// replica, while its peer that watched the master die accepts them. If it
+// ran first (lowest runid, rank 0) it won the election, aborted with
+// -failover-abort-no-good-slave and blocked its voters for
+// 2×failover-timeout, and as its view and the replicas' link-down time
+// grow at the same rate it did so at every retry: no failover at all.
+// Yielding the turn lets the peer that can carry the failover out ask
+// first; when every sentinel yields, each still starts, later.
+func (s *Sentinel) yieldsLead(m *instance) bool {
+	if m.flags&fSDown == 0 || len(m.m.replicas) == 0 || len(m.m.sentinels) == 0 {
+		return false
+	}
+	p := selectParams{
+		pingPeriod:      s.timing.PingPeriod,
+		infoPeriod:      s.timing.InfoPeriod,
+		masterSDown:     true,
+		masterDownAge:   s.now - m.sdownSince,
+		masterDownAfter: m.downAfter,
+	}
+	cs := make([]candidate, 0, len(m.m.replicas))
+	for _, r := range m.sortedReplicas() {
+		cs = append(cs, s.candidateOf(r))
+	}
+	if len(rankCandidates(p, cs)) > 0 {
+		return false
+	}
+	p.masterDownAge = maxMasterDownAge
+	return len(rankCandidates(p, cs)) > 0
+}
+
+// maxMasterDownAge stands for "the master has been down for ever" in
+// yieldsLead: far above any link-down time, far below an overflow.
+const maxMasterDownAge Millis = 1 << 50

@@ -138,3 +138,59 @@ func TestFailoverStaggerYieldsToVote(t *testing.T) {
 		}
 	}
 }
+
+// TestFailoverStaggerYieldsLead: a sentinel restarted while the master was
+// already down (lab B2) has seen it SDOWN for a few seconds only, so
+// sentinelSelectSlave's link-down bound (10×down-after plus that time)
+// drops every replica whose master link has been down since the crash. It
+// must not take its rank-0 turn (it would win, abort with no good slave
+// and block its voters for 2×failover-timeout, at every retry): it starts
+// after every peer's turn, so the peer that watched the master die asks
+// for votes first. Replicas that are unfit for everyone change no turn.
+func TestFailoverStaggerYieldsLead(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	const stagger Millis = 30
+	tests := []struct {
+		name     string
+		linkDown Millis // the replica's master_link_down_since minus 10×down-after, ms
+		priority int
+		startAt  Millis // after ODOWN
+	}{
+		{"replica cut since the crash, 30 s before our SDOWN", 30000, 100, 3 * stagger},
+		{"replica cut just before our SDOWN", -500, 100, 0},
+		{"replica unfit for everyone (priority 0)", 30000, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, m := newStaggerCore(t, id('1'), []staggerPeer{{id('2'), alive}, {id('3'), alive}}, stagger)
+			const odownAt = staggerODownAt
+			now := odownAt + timeBase
+			r := s.createReplica(m, Addr{Host: "127.0.0.1", Port: 6380})
+			r.link.ccState, r.link.pcState = connUp, connUp
+			r.link.lastAvailTime = now
+			r.infoRefresh = now
+			r.priority, r.priorityKnown = tc.priority, true
+			r.masterLinkDownTime = 10*m.downAfter + tc.linkDown
+			m.flags |= fSDown | fODown
+			m.sdownSince = now
+			m.odownSince = now
+			if got := s.failoverRank(m); got != 0 {
+				t.Fatalf("rank = %d, want 0", got)
+			}
+			if tc.startAt > 0 {
+				s.now = now
+				if got := s.NextDeadline(odownAt); got != odownAt+tc.startAt {
+					t.Errorf("NextDeadline(%d) = %d, want the yielded start %d", odownAt, got, odownAt+tc.startAt)
+				}
+				s.now = now + tc.startAt - 1
+				if s.startFailoverIfNeeded(m) {
+					t.Fatalf("failover started at ODOWN+%d, before the peers' turns", tc.startAt-1)
+				}
+			}
+			s.now = now + tc.startAt
+			if !s.startFailoverIfNeeded(m) {
+				t.Fatalf("failover not started at ODOWN+%d", tc.startAt)
+			}
+		})
+	}
+}

@@ -53,3 +53,13 @@ func TestParseKinds(t *testing.T) {
 		t.Error("ParseKinds(valkey) succeeded")
 	}
 }
+
+// TestScenariosRunnable: every registered scenario has an ID, a title and
+// a schedule (or says why it cannot run yet): `make lab` runs them all.
+func TestScenariosRunnable(t *testing.T) {
+	for _, s := range Scenarios() {
+		if s.ID == "" || s.Title == "" || (s.Schedule == nil && s.NotYet == "") {
+			t.Errorf("scenario %q (%q): no id, title or schedule", s.ID, s.Title)
+		}
+	}
+}

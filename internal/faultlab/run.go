@@ -144,42 +144,31 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	var mu sync.Mutex
 	results := map[string][]RunResult{}
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	for w := 0; w < opts.Parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				r := runOne(ctx, opts, j.s, j.kind, j.run, dir, goBin)
-				mu.Lock()
-				key := j.s.ID + "/" + string(j.kind)
-				results[key] = append(results[key], r)
-				sum.Results = append(sum.Results, r)
-				sum.Runs++
-				if r.Pass {
-					sum.Passed++
-				} else {
-					sum.Failed++
-					if r.LabDir != "" {
-						keepDir = true
-					}
-				}
-				if opts.Progress != nil {
-					fmt.Fprintln(opts.Progress, progressLine(r))
-				}
-				mu.Unlock()
+	solo := make([]bool, len(jobs))
+	for i, j := range jobs {
+		solo[i] = j.s.Solo
+	}
+	runPool(ctx, opts.Parallel, solo, func(i int) {
+		j := jobs[i]
+		r := runOne(ctx, opts, j.s, j.kind, j.run, dir, goBin)
+		mu.Lock()
+		defer mu.Unlock()
+		key := j.s.ID + "/" + string(j.kind)
+		results[key] = append(results[key], r)
+		sum.Results = append(sum.Results, r)
+		sum.Runs++
+		if r.Pass {
+			sum.Passed++
+		} else {
+			sum.Failed++
+			if r.LabDir != "" {
+				keepDir = true
 			}
-		}()
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
 		}
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
+		if opts.Progress != nil {
+			fmt.Fprintln(opts.Progress, progressLine(r))
+		}
+	})
 	if opts.Out != "" {
 		for _, runs := range results {
 			if err := SaveResults(opts.Out, runs); err != nil {

@@ -50,6 +50,11 @@ type Scenario struct {
 	Smoke bool
 	// Runs is the number of runs in the full lab (default 3).
 	Runs int
+	// Solo: with Options.Parallel > 1, a run of this scenario waits until
+	// no other run is in progress and none starts until it ends (its
+	// figures depend on having the machine's CPUs: B9's 150 redis
+	// processes and sentinel CPU).
+	Solo bool
 }
 
 // Criterion is one pass criterion: Check returns whether the run passes

@@ -39,7 +39,7 @@ func init() {
 
 func massFailover(id string, n, runs int) *Scenario {
 	return &Scenario{
-		ID: id, Title: fmt.Sprintf("mass failover: %d groups on the same 3 sentinels", n), Runs: runs,
+		ID: id, Title: fmt.Sprintf("mass failover: %d groups on the same 3 sentinels", n), Runs: runs, Solo: true,
 		// The sentinels' config directories are tmpfs: every discovered
 		// replica and peer of every group is a config rewrite with fsync,
 		// and an fsync on this shared machine's disk takes 0.1–0.2 s under

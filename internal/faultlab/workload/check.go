@@ -205,6 +205,26 @@ func (c *checker) index() {
 // at returns target's latest sample at or before t if it has no error and
 // is not older than MaxSampleAge. Samples are stamped when sent, so a node
 // that stops answering turns unknown from the first sample it failed.
+// seenBy returns the latest sample of target that was complete at t (its
+// Done, or At when Done is unknown, at or before t): what the node was at
+// some instant before t. A sample sent before t but answered after it may
+// show a state the node reached after t.
+func (c *checker) seenBy(target string, t time.Time) (Sample, bool) {
+	l := c.samples[target]
+	i := sort.Search(len(l), func(i int) bool { return l[i].At.After(t) }) - 1
+	for ; i >= 0; i-- {
+		s := l[i]
+		if !s.Done.IsZero() && s.Done.After(t) {
+			continue
+		}
+		if t.Sub(s.At) > c.in.MaxSampleAge || s.Err != "" {
+			return Sample{}, false
+		}
+		return s, true
+	}
+	return Sample{}, false
+}
+
 func (c *checker) at(target string, t time.Time) (Sample, bool) {
 	l := c.samples[target]
 	i := sort.Search(len(l), func(i int) bool { return l[i].At.After(t) }) - 1

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,15 +130,16 @@ func (c *checker) s2() {
 	}
 }
 
-// s3: a sentinel's epochs never decrease (each stream in arrival order:
-// sampled config-epoch, +new-epoch, hellos per redis node). A sentinel in
-// EpochResets may go back once in each stream (its restart from an old
-// config shows in all of them). A hello that arrives lower than the
-// stream's previous one and is followed on that stream by one at least as
-// high again is a late delivery, not a decrease: a sentinel that
-// reconnected to a node can still have an old PUBLISH in flight on its
-// previous connection (seen in C3: held by the partition, delivered after
-// the heal behind newer hellos).
+// s3: a sentinel's current epoch and config epoch never decrease,
+// including across restarts (§3.3). Judged per sentinel on the sources
+// whose order is the sentinel's own order: its sampled config-epoch
+// (SENTINEL MASTER, one request at a time), its +new-epoch events, and the
+// current-epoch and config-epoch of its config file on disk (the state a
+// restart comes back with). A sentinel in EpochResets may go back once in
+// each of these streams (its restart from an old config shows in all).
+//
+// Hellos are judged separately (s3Hellos): their arrival order is not the
+// sender's order.
 func (c *checker) s3() {
 	reset := map[string]bool{}
 	for _, n := range c.in.EpochResets {
@@ -145,6 +147,10 @@ func (c *checker) s3() {
 	}
 	used := map[string]bool{} // sentinel|stream whose one allowed drop is spent
 	obs := c.epochs()
+	for name, l := range c.diskEpochs() {
+		obs[name] = append(obs[name], l...)
+		sort.SliceStable(obs[name], func(i, j int) bool { return obs[name][i].at.Before(obs[name][j].at) })
+	}
 	sentinels := make([]string, 0, len(obs))
 	for n := range obs {
 		sentinels = append(sentinels, n)
@@ -152,14 +158,11 @@ func (c *checker) s3() {
 	sort.Strings(sentinels)
 	for _, name := range sentinels {
 		last := map[string]epochObs{}
-		for i, o := range obs[name] {
-			if o.stream == "" {
+		for _, o := range obs[name] {
+			if o.stream == "" || strings.HasPrefix(o.stream, "hello via ") {
 				continue
 			}
 			p, ok := last[o.stream]
-			if ok && o.epoch < p.epoch && strings.HasPrefix(o.stream, "hello via ") && recovers(obs[name][i+1:], o.stream, p.epoch) {
-				continue
-			}
 			last[o.stream] = o
 			if !ok || o.epoch >= p.epoch {
 				continue
@@ -172,17 +175,81 @@ func (c *checker) s3() {
 				p.at.Format(time.RFC3339Nano), o.epoch, o.at.Format(time.RFC3339Nano))
 		}
 	}
+	c.s3Hellos()
 }
 
-// recovers reports whether the next observation of stream in rest is at
-// least epoch.
-func recovers(rest []epochObs, stream string, epoch int64) bool {
-	for _, o := range rest {
-		if o.stream == stream {
-			return o.epoch >= epoch
+// diskEpochs returns, per sentinel, the current-epoch and each master's
+// config-epoch of its config file copies (ConfigHistory, in the order they
+// were taken; files that do not load are L2's business).
+func (c *checker) diskEpochs() map[string][]epochObs {
+	out := map[string][]epochObs{}
+	for _, f := range c.in.ConfigHistory {
+		cfg, err := config.Parse(bytes.NewReader(f.Data), f.Sentinel)
+		if err != nil {
+			continue
+		}
+		out[f.Sentinel] = append(out[f.Sentinel], epochObs{f.At, int64(cfg.Sentinel.CurrentEpoch), true, "current-epoch on disk"})
+		for _, m := range cfg.Sentinel.Masters {
+			if c.in.MasterName != "" && m.Name != c.in.MasterName {
+				continue
+			}
+			out[f.Sentinel] = append(out[f.Sentinel], epochObs{f.At, int64(m.ConfigEpoch), false, "config-epoch of " + m.Name + " on disk"})
 		}
 	}
-	return false
+	return out
+}
+
+// s3Hellos: a hello carries its sender's current epoch and the config
+// epoch of the master it names, but the order in which hellos arrive is
+// not the order in which they were sent: a sentinel publishes on one
+// connection per node and reconnects (an old connection's hellos can be
+// delivered after a heal, behind newer ones), and a PUBLISH to a master is
+// also propagated to its replicas, so one hello reaches a replica's
+// channel by two paths with different delays. The sender's config epoch
+// orders its hellos: one naming config epoch c2 was sent after every
+// hello naming a lower c1 (a config epoch never decreases, which the
+// sender's own streams check above). So a hello is a decrease when its
+// current epoch is lower than that of a hello the sender sent earlier in
+// its config-epoch order; hellos of one config epoch are not ordered
+// against each other (a decrease there shows on disk).
+func (c *checker) s3Hellos() {
+	type key struct{ sender, master string }
+	type seen struct {
+		epoch int64
+		at    time.Time
+	}
+	best := map[key]map[int64]seen{} // config epoch → highest current epoch heard with it
+	reported := map[key]bool{}
+	for _, e := range c.in.Events {
+		if e.Channel != HelloChannel {
+			continue
+		}
+		f := strings.Split(e.Payload, ",")
+		if len(f) != 8 {
+			continue
+		}
+		cur, err1 := strconv.ParseInt(f[3], 10, 64)
+		conf, err2 := strconv.ParseInt(f[7], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		k := key{e.Sentinel, f[4]}
+		m := best[k]
+		if m == nil {
+			m = map[int64]seen{}
+			best[k] = m
+		}
+		for c1, s := range m {
+			if c1 < conf && s.epoch > cur && !reported[k] {
+				reported[k] = true
+				c.violate("S3", "%s: hello with config-epoch %d of %s carried current epoch %d (via %s at %s), after a hello with the older config-epoch %d carried %d (at %s)",
+					k.sender, conf, k.master, cur, e.Via, e.At.Format(time.RFC3339Nano), c1, s.epoch, s.at.Format(time.RFC3339Nano))
+			}
+		}
+		if s, ok := m[conf]; !ok || cur > s.epoch {
+			m[conf] = seen{cur, e.At}
+		}
+	}
 }
 
 // s4: a sentinel never grants two different votes in the same epoch
@@ -215,9 +282,10 @@ func (c *checker) s4() {
 	}
 }
 
-// s6: never select or promote a replica with replica-priority 0, one the
-// selecting sentinel sees SDOWN, the master itself, or a node that was
-// sampled as a master shortly before its selection — unless an earlier
+// s6: never select or promote a replica with replica-priority 0 or the
+// master itself; never select (+selected-slave) one the selecting sentinel
+// sees SDOWN, or a node that was sampled as a master shortly before its
+// selection — unless an earlier
 // failover attempt of the same master had selected it (a leader that
 // crashed after promoting it, B3p: the next leader rightly picks the
 // orphaned new master again).
@@ -247,7 +315,11 @@ func (c *checker) s6() {
 			if prio0[a] {
 				c.violate("S6", "%s: replica-priority 0", what)
 			}
-			if sdown[e.Sentinel][a] {
+			// SDOWN is judged at the selection only: +promoted-slave is
+			// the leader seeing the promotion confirmed by a later INFO,
+			// not a choice, and the replica it chose may be SDOWN by then
+			// (B9: a starved promoted replica answers late).
+			if e.Channel == "+selected-slave" && sdown[e.Sentinel][a] {
 				c.violate("S6", "%s: the replica is SDOWN for that sentinel", what)
 			}
 			if m := masterAddrOf(e.Payload); m != "" && c.norm(m) == a {
@@ -258,7 +330,7 @@ func (c *checker) s6() {
 				again := selected[k]
 				selected[k] = true
 				if r, ok := c.byAddr[a]; ok && !again {
-					if s, ok := c.at(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
+					if s, ok := c.seenBy(r, e.At.Add(-100*time.Millisecond)); ok && s.Role == "master" {
 						c.violate("S6", "%s: sampled as a master at %s, not a replica", what, s.At.Format(time.RFC3339Nano))
 					}
 				}

@@ -2,7 +2,9 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -159,22 +161,76 @@ func TestCheckS3(t *testing.T) {
 	w.set("s2", 7100, 7200, func(s *Sample) { s.ConfigEpoch = 1 })
 	w.set("s2", 7200, 7300, func(s *Sample) { s.ConfigEpoch = 0 })
 	mustHave(t, Check(w.in), "S3", "s2: config-epoch went from 1")
-	// A hello with a lower current epoch on the same node is a decrease.
-	w = failover()
-	w.event(5000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,3,m,10.0.0.2,6379,1")
-	w.in.Events[len(w.in.Events)-1].Via = "r3"
-	w.event(6000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,2,m,10.0.0.2,6379,1")
-	w.in.Events[len(w.in.Events)-1].Via = "r3"
-	mustHave(t, Check(w.in), "S3", "hello via r3 went from 3")
-	// ...unless the stream is back at 3 right after: a late delivery from
-	// the sender's previous connection, not a decrease.
-	w.event(6500, "s2", HelloChannel, "10.0.0.9,26379,bbbb,3,m,10.0.0.2,6379,1")
-	w.in.Events[len(w.in.Events)-1].Via = "r3"
+}
+
+// hello adds a hello from sender heard on node via at ms.
+func (w *world) hello(ms int, sender, via, payload string) {
+	w.event(ms, sender, HelloChannel, payload)
+	w.in.Events[len(w.in.Events)-1].Via = via
+}
+
+// TestCheckS3Hellos: hellos are ordered by the sender's config epoch, not
+// by arrival.
+func TestCheckS3Hellos(t *testing.T) {
+	// C3 / C7: a hello sent before the failover (current 0, config 0)
+	// held by the partition arrives after newer ones: a late delivery.
+	w := failover()
+	w.hello(2000, "s2", "r1", "10.0.0.9,26379,bbbb,0,m,10.0.0.1,6379,0")
+	w.hello(5000, "s2", "r1", "10.0.0.9,26379,bbbb,1,m,10.0.0.2,6379,1")
+	w.hello(5400, "s2", "r1", "10.0.0.9,26379,bbbb,0,m,10.0.0.1,6379,0")
+	w.hello(5410, "s2", "r1", "10.0.0.9,26379,bbbb,0,m,10.0.0.1,6379,0")
 	mustNot(t, Check(w.in), "S3")
-	// A later real decrease on that stream is still one.
-	w.event(7000, "s2", HelloChannel, "10.0.0.9,26379,bbbb,1,m,10.0.0.2,6379,1")
-	w.in.Events[len(w.in.Events)-1].Via = "r3"
-	mustHave(t, Check(w.in), "S3", "hello via r3 went from 3")
+	// C5: an election burned epoch 1 without a failover (config epoch
+	// stays 0); the same old hello replicated from the master reaches r2
+	// after the direct one: not ordered, not a decrease.
+	w = failover()
+	w.hello(5000, "s2", "r2", "10.0.0.9,26379,bbbb,1,m,10.0.0.2,6379,1")
+	w.hello(6000, "s2", "r3", "10.0.0.9,26379,bbbb,2,m,10.0.0.2,6379,1")
+	w.hello(6001, "s2", "r3", "10.0.0.9,26379,bbbb,1,m,10.0.0.2,6379,1")
+	mustNot(t, Check(w.in), "S3")
+	// A hello sent after the sender reached config epoch 2 (so after
+	// every config-epoch-1 hello) with a lower current epoch than one of
+	// those is a real decrease, whatever node it was heard on.
+	w.hello(7000, "s2", "r2", "10.0.0.9,26379,bbbb,1,m,10.0.0.3,6379,2")
+	mustHave(t, Check(w.in), "S3", "s2: hello with config-epoch 2 of m carried current epoch 1")
+	// Hellos of another sender or master are another order.
+	w = failover()
+	w.hello(5000, "s2", "r2", "10.0.0.9,26379,bbbb,3,m,10.0.0.2,6379,1")
+	w.hello(6000, "s3", "r2", "10.0.0.8,26379,cccc,1,m,10.0.0.3,6379,2")
+	w.hello(6000, "s2", "r2", "10.0.0.9,26379,bbbb,1,other,10.0.0.3,6379,2")
+	mustNot(t, Check(w.in), "S3")
+}
+
+// TestCheckS3Disk: the current epoch a restart comes back with is the one
+// on disk; it never decreases either.
+func TestCheckS3Disk(t *testing.T) {
+	conf := func(cur, cfg int) []byte {
+		return []byte(fmt.Sprintf("sentinel myid %s\nsentinel monitor m 10.0.0.1 6379 2\nsentinel config-epoch m %d\nsentinel current-epoch %d\n",
+			strings.Repeat("b", 40), cfg, cur))
+	}
+	w := failover()
+	w.in.ConfigHistory = []ConfigFile{
+		{At: at(1000), Sentinel: "s2", Data: conf(0, 0)},
+		{At: at(3000), Sentinel: "s2", Data: conf(1, 0)},
+		{At: at(4000), Sentinel: "s2", Data: conf(2, 1)},
+		{At: at(4500), Sentinel: "s2", Data: []byte("sentinel monitor m")}, // torn copy: L2's business
+	}
+	mustNot(t, Check(w.in), "S3")
+	// A restart that lost the epoch burned by a vote (config epoch 1 kept;
+	// a loaded current epoch is at least every config epoch).
+	w.in.ConfigHistory = append(w.in.ConfigHistory, ConfigFile{At: at(8000), Sentinel: "s2", Data: conf(0, 1)})
+	mustHave(t, Check(w.in), "S3", "s2: current-epoch on disk went from 2")
+	// Once allowed for a sentinel restarted from an old copy on purpose.
+	w.in.EpochResets = []string{"s2"}
+	mustNot(t, Check(w.in), "S3")
+	w.in.ConfigHistory = append(w.in.ConfigHistory, ConfigFile{At: at(9000), Sentinel: "s2", Data: conf(3, 2)},
+		ConfigFile{At: at(9500), Sentinel: "s2", Data: conf(2, 2)})
+	mustHave(t, Check(w.in), "S3", "s2: current-epoch on disk went from 3")
+	// A config epoch going back on disk is a decrease too.
+	w.in.EpochResets = nil
+	w.in.ConfigHistory = w.in.ConfigHistory[:3]
+	w.in.ConfigHistory = append(w.in.ConfigHistory, ConfigFile{At: at(9000), Sentinel: "s2", Data: conf(2, 0)})
+	mustHave(t, Check(w.in), "S3", "s2: config-epoch of m on disk went from 1")
 }
 
 func TestCheckS4(t *testing.T) {
@@ -215,9 +271,27 @@ func TestCheckS6(t *testing.T) {
 	mustHave(t, Check(w.in), "S6", "SDOWN")
 	w.event(2600, "s1", "-sdown", "slave 10.0.0.2:6379 10.0.0.2 6379 @ m 10.0.0.1 6379")
 	mustNot(t, Check(w.in), "S6")
+	// B9: the replica turns SDOWN for the leader after it was selected
+	// (a promoted replica starved of CPU answers late); +promoted-slave
+	// is the promotion confirmed by INFO, not a second selection.
+	w = failover()
+	w.event(3500, "s1", "+sdown", "slave 10.0.0.2:6379 10.0.0.2 6379 @ m 10.0.0.1 6379")
+	mustNot(t, Check(w.in), "S6")
+	// A promoted replica-priority 0 node is still one.
+	w.in.Priority0 = []string{addrB}
+	mustHave(t, Check(w.in), "S6", "+promoted-slave 10.0.0.2:6379 by s1")
 
 	w = failover()
 	w.set("r2", 2900, 3200, func(s *Sample) { s.Role, s.MasterOf = "master", "" })
+	mustHave(t, Check(w.in), "S6", "sampled as a master")
+
+	// A ROLE sent before the selection but answered after it (a slow
+	// reply under load) may show the promotion itself: not evidence.
+	w = failover()
+	w.set("r2", 3050, 3150, func(s *Sample) { s.Role, s.MasterOf, s.Done = "master", "", at(3250) })
+	mustNot(t, Check(w.in), "S6")
+	// Answered at once, it is.
+	w.set("r2", 3050, 3150, func(s *Sample) { s.Done = s.At.Add(10 * time.Millisecond) })
 	mustHave(t, Check(w.in), "S6", "sampled as a master")
 
 	// B3p: an earlier attempt selected (and promoted) r2, its leader

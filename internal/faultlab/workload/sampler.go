@@ -178,6 +178,7 @@ func (s *Sampler) loop(ctx context.Context, t Target, sample func(context.Contex
 				Kind: t.Kind, Addr: t.Addr, ConfigEpoch: -1, LeaderEpoch: -1, CurrentEpoch: -1}
 			sctx, cancel := context.WithTimeout(ctx, 2*s.cfg.Timeout)
 			sample(sctx, c, t, &smp)
+			smp.Done = time.Now()
 			cancel()
 			if ctx.Err() != nil {
 				return // a sample cut by Stop says nothing about the node

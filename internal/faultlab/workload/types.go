@@ -117,8 +117,11 @@ const (
 
 // Sample is one observation of one target.
 type Sample struct {
-	At     time.Time
-	Round  int // sampling round (tick number since the sampler started)
+	At    time.Time
+	Round int // sampling round (tick number since the sampler started)
+	// Done is when the sample's replies were in (zero: unknown): what it
+	// saw held at some instant between At and Done.
+	Done   time.Time
 	Target string
 	Kind   string // KindRedis | KindSentinel
 	Addr   string // the target's address
