@@ -49,7 +49,11 @@ func (s *Sentinel) newEmit(level Level, typ string, i *instance, sub *Subject, d
 // not held, their At tells when they happened).
 func (s *Sentinel) emitEvent(level Level, typ string, i *instance, sub *Subject, detail string) {
 	e := s.newEmit(level, typ, i, sub, detail)
-	if h := s.persist.holdMaster; h != nil && i != nil && i.masterOf() == h {
+	if h := s.persist.holdMaster; (h != nil && i != nil && i.masterOf() == h) || (typ == "+new-epoch" && s.newEpochHeld()) {
+		// Behind a held event of the same master, or behind a held
+		// +new-epoch: subscribers must see the current epoch rise in
+		// order (an epoch adopted from a hello while our vote's epoch
+		// waits for its Persist came out first; lab B9, checker S3).
 		s.holdEvent(e, e, i)
 		return
 	}
@@ -78,6 +82,16 @@ func (s *Sentinel) revealEvent(level Level, typ string, i *instance, msg string)
 // if the Persist fails (e itself: published anyway).
 func (s *Sentinel) holdEvent(e Emit, fail Effect, i *instance) {
 	s.persist.held = append(s.persist.held, heldEffect{need: s.persist.needSeq, eff: e, fail: fail, event: i})
+}
+
+// newEpochHeld reports whether a +new-epoch is held.
+func (s *Sentinel) newEpochHeld() bool {
+	for _, h := range s.persist.held {
+		if e, ok := h.eff.(Emit); ok && e.Type == "+new-epoch" {
+			return true
+		}
+	}
+	return false
 }
 
 // eventsHeld reports whether events of master m are held.

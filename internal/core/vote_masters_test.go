@@ -2,6 +2,7 @@ package core
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +92,44 @@ func TestVoteRefusedAtOrBelowConfigEpoch(t *testing.T) {
 		if len(resp) != 1 || renderValue(resp[0].Value) != `[:1 "*" :0]` {
 			t.Errorf("epoch %s: got %v, want no vote", epoch, resp)
 		}
+	}
+}
+
+// TestNewEpochEventsInOrder: an epoch adopted from a hello while the epoch
+// of our vote waits for its Persist is published after it, so subscribers
+// see +new-epoch rise (lab B9: 44 then 40 when many masters failed at
+// once).
+func TestNewEpochEventsInOrder(t *testing.T) {
+	s := newTestCore(t)
+	seeMasterDown(s)
+	resp, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
+	if len(resp) != 0 {
+		t.Fatalf("vote reply before its Persist: %v", resp)
+	}
+	first := persistOf(t, effs)
+	var published []string
+	collect := func(effs []Effect) {
+		for _, e := range effectsOf[Emit](effs) {
+			if e.Type == "+new-epoch" {
+				published = append(published, e.Msg)
+			}
+		}
+	}
+	collect(effs)
+	_, effs = request(s, 11, 2, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 7, "127.0.0.1", 6379, 0))
+	collect(effs)
+	if len(published) != 0 {
+		t.Fatalf("+new-epoch %v published before the held +new-epoch 5", published)
+	}
+	seq := first.Seq
+	for k := 0; k < 3 && len(published) < 2; k++ {
+		effs = s.Step(Millis(12+k), PersistDone{Seq: seq})
+		collect(effs)
+		for _, p := range effectsOf[Persist](effs) {
+			seq = p.Seq
+		}
+	}
+	if strings.Join(published, " ") != "5 7" {
+		t.Fatalf("+new-epoch published as %v, want [5 7]", published)
 	}
 }
