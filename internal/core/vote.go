@@ -224,9 +224,9 @@ func (s *Sentinel) cmdIsMasterDownByAddr(id uint64, args []string) {
 	if leader == "" {
 		leader = "*"
 	}
-	reply := Array(Int(down), Bulk(leader), Int(int64(leaderEpoch)))
-	noVote := Array(Int(down), Bulk("*"), Int(0))
-	s.reveal(Respond{ID: id, Value: reply}, Respond{ID: id, Value: noVote})
+	// The vote leaves only once it is on disk; if the save fails, the
+	// peer is told no vote was given.
+	s.respondPersisted(id, Array(Int(down), Bulk(leader), Int(int64(leaderEpoch))), Array(Int(down), Bulk("*"), Int(0)))
 }
 
 // parseLL parses a decimal integer strictly (string2ll).
