@@ -193,14 +193,19 @@ type FailoverOptions struct {
 
 	// ReplicaOnly makes NewFailoverClient behave as NewReplicaClient
 	// (ROLE-verified replicas; unlike go-redis it never falls back to the
-	// master).
+	// master). With NewFailoverClusterClient it sends read-only commands
+	// to a random usable replica (the master when none is), as go-redis.
 	ReplicaOnly bool
 	// UseDisconnectedReplicas lets the replica client use replicas that
 	// the sentinels flag "disconnected" (s_down / o_down ones still not).
 	UseDisconnectedReplicas bool
-	// RouteByLatency, RouteByLatencyTolerance and RouteRandomly only
-	// matter for NewFailoverClusterClient (go-redis panics when they are
-	// set for NewFailoverClient; this package ignores them there).
+	// RouteByLatency (read-only commands to the node with the lowest
+	// latency, master included; RouteByLatencyTolerance widens the
+	// choice to every node within that much of the fastest) and
+	// RouteRandomly (to a random node, master included) route reads
+	// with NewFailoverClusterClient, as in go-redis. NewFailoverClient
+	// and NewReplicaClient cannot route: every command of such a client
+	// fails with ErrInvalidOptions (go-redis's NewFailoverClient panics).
 	RouteByLatency          bool
 	RouteByLatencyTolerance time.Duration
 	RouteRandomly           bool

@@ -73,6 +73,13 @@ type resolver struct {
 	lastCloseFailed bool
 	idleSince       time.Time // when the idle stop was armed
 
+	// onReplicas, when set (NewFailoverClusterClient), is called after a
+	// replica resolution changed the list of usable replicas.
+	onReplicas func()
+	// invalid, when set, fails every new connection (options that this
+	// constructor cannot honour, see validate).
+	invalid error
+
 	probeMu sync.Mutex
 	probe   *redis.Client        // private WithTimeout clone, for clientClosed
 	ap      *redis.AutoPipeliner // built by clientClosed on an open client
