@@ -28,7 +28,7 @@ type subConn struct {
 	mu        sync.Mutex
 	pending   []*subReq
 	dead      bool // the reader ended: nothing is answered any more
-	unhealthy bool // its health check is unanswered: queries use the pool
+	unhealthy bool // its health check is unanswered for long: queries use the pool
 }
 
 // subReq is a command (or pipeline) written on a subConn whose replies
@@ -141,8 +141,10 @@ func (r *resolver) subDo(ctx context.Context, addr string, cmds [][]string) (rs 
 	case x := <-done:
 		return x.rs, true, x.err
 	case <-wait.C:
-		// Queries take the pool until the subscription speaks again.
-		sc.setUnhealthy(true)
+		// The reply is read (and dropped) by the subscriber when it
+		// comes; the subscription stays in use, as a pooled connection
+		// whose reply is drained in the background (a slow sentinel
+		// must not make every client dial a second connection).
 		return nil, true, errSentinelTimeout
 	case <-ctx.Done():
 		return nil, true, ctx.Err()
