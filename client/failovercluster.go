@@ -204,8 +204,11 @@ func replicaDialError(addr string, err error) error {
 // nodeAddr is a net.Addr for a "host:port" string.
 type nodeAddr string
 
+// Network implements net.Addr.
 func (a nodeAddr) Network() string { return "tcp" }
-func (a nodeAddr) String() string  { return string(a) }
+
+// String implements net.Addr.
+func (a nodeAddr) String() string { return string(a) }
 
 // replicaNodeHook makes the pre-send failure of a connection that a
 // replica refresh retired (ErrStaleConnection: the replica was promoted,
