@@ -1,6 +1,8 @@
 package client
 
 import (
+	"fmt"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -33,10 +35,25 @@ func newClient(opt *FailoverOptions, want string) *redis.Client {
 	}
 	o := opt.withDefaults()
 	r := newResolver(o, want)
+	r.invalid = validate(&o)
 	rdb := redis.NewClient(dataOptions(&o, r, want))
 	rdb.AddHook(hook{r})
 	r.probe = rdb.WithTimeout(o.ReadTimeout)
 	return rdb
+}
+
+// validate rejects the options NewFailoverClient and NewReplicaClient
+// cannot honour: read routing needs NewFailoverClusterClient (go-redis's
+// NewFailoverClient panics on them; this package never panics, every
+// command fails with ErrInvalidOptions instead).
+func validate(o *FailoverOptions) error {
+	switch {
+	case o.RouteByLatency:
+		return fmt.Errorf("%w: RouteByLatency routes reads only with NewFailoverClusterClient (docs/client.md, \"Read routing\")", ErrInvalidOptions)
+	case o.RouteRandomly:
+		return fmt.Errorf("%w: RouteRandomly routes reads only with NewFailoverClusterClient (docs/client.md, \"Read routing\")", ErrInvalidOptions)
+	}
+	return nil
 }
 
 // dataOptions builds the go-redis options of the data connections: our

@@ -82,6 +82,9 @@ func (r *resolver) sleepUntilHint(ctx context.Context, d time.Duration) error {
 func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	defer r.beginDial()()
 	var lastErr error
+	if r.invalid != nil {
+		return nil, &dialError{r.invalid}
+	}
 	for attempt := 0; ; attempt++ {
 		if r.closed() {
 			return nil, &dialError{ErrClientClosed}
@@ -212,7 +215,7 @@ func (e *dialError) Unwrap() error { return e.err }
 func permanent(err error) bool {
 	return errors.Is(err, ErrNoSentinelReachable) || errors.Is(err, ErrMasterNotFound) ||
 		errors.Is(err, ErrClientClosed) || errors.Is(err, ErrAuth) || errors.Is(err, ErrNotSentinel) ||
-		errors.Is(err, ErrFailoverInProgress)
+		errors.Is(err, ErrFailoverInProgress) || errors.Is(err, ErrInvalidOptions)
 }
 
 // isTimeout reports deadline and I/O timeout errors.

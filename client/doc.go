@@ -29,7 +29,11 @@
 //     ErrNoReplicaAvailable, ErrAuth, ErrNotSentinel,
 //     ErrFailoverInProgress (FailFast), ErrStaleConnection (internal,
 //     always retried), ErrMasterChanged (a blocked command or PubSub
-//     receive cut by a switch) and ErrClientClosed;
+//     receive cut by a switch), ErrInvalidOptions (read-routing options
+//     given to a constructor that cannot route) and ErrClientClosed;
+//   - NewFailoverClusterClient routes reads to ROLE-verified replicas the
+//     sentinels list as usable (ReplicaOnly, RouteByLatency,
+//     RouteRandomly, as go-redis's function of the same name);
 //   - a master change is noticed within VerifyInterval (1 s) even without
 //     events: while the primary subscription is not proven live by its
 //     PING health check, one sentinel is asked every VerifyInterval/2

@@ -43,6 +43,13 @@ var ErrStaleConnection = errors.New("client: connection points at a previous mas
 // resubscribes on its next receive.
 var ErrMasterChanged = errors.New("client: connection to the previous master closed")
 
+// ErrInvalidOptions is returned by every command of a client built with
+// options its constructor cannot honour: RouteByLatency or RouteRandomly
+// given to NewFailoverClient or NewReplicaClient (read routing needs
+// NewFailoverClusterClient; go-redis's NewFailoverClient panics on them).
+// It is not retried.
+var ErrInvalidOptions = errors.New("client: invalid options")
+
 // ErrClientClosed is returned by the client's own machinery once it noticed
 // that the client was closed (go-redis itself returns redis.ErrClosed for
 // commands on a closed client).

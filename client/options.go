@@ -119,10 +119,13 @@ type FailoverOptions struct {
 	// master change when no event arrives (default 1 s; -1 disables).
 	// While the event path is not proven live (no subscription, SUBSCRIBE
 	// refused, or the primary subscription silent: it is sent a PING
-	// after VerifyInterval/4 of silence and is dead without an answer
-	// VerifyInterval/4 later), the client asks one sentinel for the
-	// master address every VerifyInterval/2 over a persistent connection
-	// and re-resolves at once when the answer changed.
+	// after 3/5 of VerifyInterval of silence and is not trusted without
+	// an answer 3/20 of it later), the client asks one sentinel for
+	// the master address every VerifyInterval/2 over a persistent
+	// connection and re-resolves at once when the answer changed. The
+	// PING costs an idle client about 1.7 sentinel commands per second at
+	// the default; -1 brings it to go-redis's level (docs/client.md,
+	// "Idle cost").
 	VerifyInterval time.Duration
 	// ResolveCacheTTL is how long a verified master address is reused for
 	// new connections without asking the sentinels again (default 1 s; -1
@@ -193,14 +196,19 @@ type FailoverOptions struct {
 
 	// ReplicaOnly makes NewFailoverClient behave as NewReplicaClient
 	// (ROLE-verified replicas; unlike go-redis it never falls back to the
-	// master).
+	// master). With NewFailoverClusterClient it sends read-only commands
+	// to a random usable replica (the master when none is), as go-redis.
 	ReplicaOnly bool
 	// UseDisconnectedReplicas lets the replica client use replicas that
 	// the sentinels flag "disconnected" (s_down / o_down ones still not).
 	UseDisconnectedReplicas bool
-	// RouteByLatency, RouteByLatencyTolerance and RouteRandomly only
-	// matter for NewFailoverClusterClient (go-redis panics when they are
-	// set for NewFailoverClient; this package ignores them there).
+	// RouteByLatency (read-only commands to the node with the lowest
+	// latency, master included; RouteByLatencyTolerance widens the
+	// choice to every node within that much of the fastest) and
+	// RouteRandomly (to a random node, master included) route reads
+	// with NewFailoverClusterClient, as in go-redis. NewFailoverClient
+	// and NewReplicaClient cannot route: every command of such a client
+	// fails with ErrInvalidOptions (go-redis's NewFailoverClient panics).
 	RouteByLatency          bool
 	RouteByLatencyTolerance time.Duration
 	RouteRandomly           bool

@@ -29,7 +29,13 @@ func TestOutageKeepsSentinelConnections(t *testing.T) {
 		}
 	}
 	testutil.WaitFor(t, 5*time.Second, "subscriptions to both sentinels", func() bool {
-		return statsOf(t, rdb).SentinelDials >= 4 // 2 query connections + 2 subscriptions
+		// The fake sentinels refuse HELLO 3: each subscription is
+		// made in RESP2 after one refused RESP3 attempt, and the query
+		// connections stay.
+		r := resolverOf(rdb)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.subBy) == 2
 	})
 	before := statsOf(t, rdb)
 	top.Master.Kill()

@@ -67,6 +67,7 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 			return fmt.Errorf("replica resolution: %w", errSuperseded)
 		}
 		r.sentinels.toFront(s)
+		changed := !sameReplicas(r.replicas, usable)
 		r.replicas = usable
 		r.kept = false
 		r.valid = len(usable) > 0
@@ -91,6 +92,9 @@ func (r *resolver) resolveReplicas(ctx context.Context, c *call) error {
 		}
 		if flushed {
 			r.stats.poolFlushes.Add(1)
+		}
+		if changed && r.onReplicas != nil {
+			r.onReplicas()
 		}
 		if len(usable) == 0 {
 			return &DiscoveryError{Kind: ErrNoReplicaAvailable, Master: r.opt.MasterName,
@@ -147,14 +151,37 @@ func (r *resolver) dropReplica(addr string) {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	dropped := false
 	for i, ri := range r.replicas {
 		if ri.addr == addr {
 			r.replicas = append(r.replicas[:i:i], r.replicas[i+1:]...)
+			dropped = true
 			break
 		}
 	}
 	if len(r.replicas) == 0 {
 		r.valid = false
 	}
+	r.mu.Unlock()
+	if dropped && r.onReplicas != nil {
+		r.onReplicas()
+	}
+}
+
+// sameReplicas reports whether a and b list the same addresses (in any
+// order).
+func sameReplicas(a, b []replicaInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := make(map[string]bool, len(a))
+	for _, ri := range a {
+		seen[ri.addr] = true
+	}
+	for _, ri := range b {
+		if !seen[ri.addr] {
+			return false
+		}
+	}
+	return true
 }

@@ -56,6 +56,8 @@ type resolver struct {
 	wake       chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
 	conns      map[*trackedConn]struct{}
 	subConns   map[net.Conn]struct{} // pub/sub connections, closed on shutdown
+	subBy      map[string]*subConn   // live subscription per sentinel (RESP3 ones also carry queries)
+	noResp3    map[string]bool       // sentinels that refused HELLO 3
 
 	following  string    // replica whose promotion is being polled
 	earlyFrom  string    // address left by an early switch on promotion
@@ -72,6 +74,13 @@ type resolver struct {
 	// was retired (the idle stop then waits failGrace).
 	lastCloseFailed bool
 	idleSince       time.Time // when the idle stop was armed
+
+	// onReplicas, when set (NewFailoverClusterClient), is called after a
+	// replica resolution changed the list of usable replicas.
+	onReplicas func()
+	// invalid, when set, fails every new connection (options that this
+	// constructor cannot honour, see validate).
+	invalid error
 
 	probeMu sync.Mutex
 	probe   *redis.Client        // private WithTimeout clone, for clientClosed
@@ -100,6 +109,8 @@ func newResolver(opt FailoverOptions, want string) *resolver {
 		conns:      make(map[*trackedConn]struct{}),
 		poke:       make(chan struct{}, 1),
 		subConns:   make(map[net.Conn]struct{}),
+		subBy:      make(map[string]*subConn),
+		noResp3:    make(map[string]bool),
 		subscribed: make(map[string]bool),
 		meta:       make(map[string]*sentinelMeta),
 	}

@@ -40,6 +40,7 @@ type reply struct {
 	arr  []reply // array elements
 	null bool    // null bulk or null array
 	typ  byte    // '+', '-', ':', '$', '*'
+	push bool    // a RESP3 push ('>' frame, read as an array)
 }
 
 // respConn is a connection speaking RESP2 with per-call deadlines.
@@ -157,7 +158,7 @@ func readReply(br *bufio.Reader, depth int) (r reply, started bool, err error) {
 			}
 			arr = append(arr, e)
 		}
-		return reply{typ: '*', arr: arr}, true, nil
+		return reply{typ: '*', arr: arr, push: t == '>'}, true, nil
 	default:
 		return reply{}, true, fmt.Errorf("%w: unexpected type byte %q", errProtocol, t)
 	}

@@ -139,6 +139,22 @@ func (p *sentinelPool) closeAll() {
 	}
 }
 
+// dropIdle closes the query connection to addr unless it is in use (a
+// RESP3 subscription to addr now carries the queries).
+func (p *sentinelPool) dropIdle(addr string) {
+	p.mu.Lock()
+	e := p.entries[addr]
+	p.mu.Unlock()
+	if e == nil || !e.mu.TryLock() {
+		return
+	}
+	if e.conn != nil {
+		e.conn.Close()
+		e.conn = nil
+	}
+	e.mu.Unlock()
+}
+
 // has reports whether a query connection to addr is open or in use.
 func (p *sentinelPool) has(addr string) bool {
 	p.mu.Lock()
@@ -227,14 +243,18 @@ type exchange struct {
 	err error
 }
 
-// sentinelDo runs cmds in one round trip on the pooled connection to
-// sentinel addr (dialled and authenticated in the same round trip when
+// sentinelDo runs cmds in one round trip over the RESP3 subscription to
+// sentinel addr when there is a usable one (see subConn), else on the
+// pooled connection to sentinel addr (dialled and authenticated in the same round trip when
 // there is none). The caller waits at most SentinelTimeout (or its
 // context's deadline); the exchange itself may go on for drainTimeout in
 // the background and keeps the connection when it completes. A pooled
 // connection that turns out to be closed by the sentinel is replaced once
 // by a fresh one.
 func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string) ([]reply, error) {
+	if rs, ok, err := r.subDo(ctx, addr, cmds); ok {
+		return rs, err
+	}
 	wait := time.NewTimer(time.Until(deadlineFor(ctx, r.opt.SentinelTimeout)))
 	defer wait.Stop()
 	done := make(chan exchange, 1)
@@ -304,6 +324,13 @@ func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, erro
 			pc.Close()
 			e.release(nil)
 			return nil, herr
+		}
+		if r.resp3Sub(addr) {
+			// A RESP3 subscription to addr came up meanwhile: it
+			// carries the next queries, keep one connection per
+			// sentinel.
+			pc.Close()
+			pc = nil
 		}
 		e.release(pc)
 		return rs[len(hs):], nil

@@ -133,13 +133,14 @@ func TestReadReply(t *testing.T) {
 		want    string // fmt of the reply
 		wantErr bool
 	}{
-		{"simple", "+OK\r\n", "{OK [] false 43}", false},
-		{"error", "-ERR x\r\n", "{ERR x [] false 45}", false},
-		{"null bulk", "$-1\r\n", "{ [] true 36}", false},
-		{"resp3 null", "_\r\n", "{ [] true 36}", false},
-		{"bulk", "$3\r\nabc\r\n", "{abc [] false 36}", false},
-		{"array", "*2\r\n$1\r\na\r\n:5\r\n", "{ [{a [] false 36} {5 [] false 58}] false 42}", false},
-		{"map", "%1\r\n+k\r\n+v\r\n", "{ [{k [] false 43} {v [] false 43}] false 42}", false},
+		{"simple", "+OK\r\n", "{OK [] false 43 false}", false},
+		{"error", "-ERR x\r\n", "{ERR x [] false 45 false}", false},
+		{"null bulk", "$-1\r\n", "{ [] true 36 false}", false},
+		{"resp3 null", "_\r\n", "{ [] true 36 false}", false},
+		{"bulk", "$3\r\nabc\r\n", "{abc [] false 36 false}", false},
+		{"array", "*2\r\n$1\r\na\r\n:5\r\n", "{ [{a [] false 36 false} {5 [] false 58 false}] false 42 false}", false},
+		{"map", "%1\r\n+k\r\n+v\r\n", "{ [{k [] false 43 false} {v [] false 43 false}] false 42 false}", false},
+		{"push", ">2\r\n$7\r\nmessage\r\n+x\r\n", "{ [{message [] false 36 false} {x [] false 43 false}] false 42 true}", false},
 		{"bulk too long", fmt.Sprintf("$%d\r\n", maxBulkLen+1), "", true},
 		{"negative length", "$-5\r\n", "", true},
 		{"array too long", fmt.Sprintf("*%d\r\n", maxArrayLen+1), "", true},

@@ -15,23 +15,48 @@ import (
 // connection) for the master address every VerifyInterval/2, and a change
 // starts a resolution at once. The event path is proven live by the
 // primary subscription answering its health check: it sends PING after
-// VerifyInterval/4 of silence and is dead when nothing arrived
-// VerifyInterval/4 later, which wakes the loop at once. A master change is
-// therefore noticed within VerifyInterval whether events arrive or not.
+// 3/5 of VerifyInterval of silence and is no longer trusted when nothing
+// arrived 3/20 of it later, which wakes the loop at once. A master
+// change is therefore noticed within VerifyInterval whether events arrive
+// or not.
 
 // pingAfter is how long a subscription may stay silent before it is sent
-// a PING (and then how long it has to answer). The primary subscription
-// is checked at VerifyInterval/4; the others, which only accelerate, at
-// 4 × VerifyInterval (30 s when verification is off).
+// a PING. The primary subscription is checked after 3/5 of
+// VerifyInterval, and must answer within answerWithin (3/20 of it): a
+// subscription that died silently is found within 3/4 of VerifyInterval,
+// and the poll and resolution that follow notice a master change within
+// VerifyInterval (about 1.7 PINGs per second per client at the default
+// 1 s; it was VerifyInterval/4, 4 PINGs per second, before the idle
+// traffic was measured: docs/client.md, "Idle cost"). The other
+// subscriptions only accelerate: they are checked after max(30 s, 4 ×
+// VerifyInterval) of silence (30 s when verification is off).
 func (r *resolver) pingAfter(primary bool) time.Duration {
 	iv := r.opt.VerifyInterval
 	switch {
 	case iv <= 0:
 		return 30 * time.Second
 	case primary:
-		return max(iv/4, time.Millisecond)
+		return max(iv*3/5, time.Millisecond)
 	}
-	return 4 * iv
+	return max(30*time.Second, 4*iv)
+}
+
+// answerWithin is how long a PING may stay unanswered before the
+// subscription is no longer trusted: the primary's event path is then
+// not live (polling starts) and queries to its sentinel take the query
+// pool.
+func (r *resolver) answerWithin(primary bool) time.Duration {
+	iv := r.opt.VerifyInterval
+	if primary && iv > 0 {
+		return max(iv*3/20, time.Millisecond)
+	}
+	return max(2*time.Second, r.opt.SentinelTimeout)
+}
+
+// liveWindow is how long a frame on the primary subscription proves the
+// event path live: until its next PING is overdue.
+func (r *resolver) liveWindow() time.Duration {
+	return r.pingAfter(true) + r.answerWithin(true)
 }
 
 // setLive records until when the event path is proven live.

@@ -34,7 +34,7 @@ var killSwitchCases = []killSwitchCase{
 // the first write is acknowledged by it: our client and go-redis's
 // NewFailoverClient each write one SET per ms; the master is SIGKILLed;
 // once both clients are in the outage (ours: 8 failed resolutions,
-// go-redis: 25 failed writes) the replica is promoted and the first
+// go-redis: 2 failed writes) the replica is promoted and the first
 // sentinel (fake, on loopback) names it with a higher config epoch, with
 // or without +switch-master; the second keeps naming the dead master (a
 // lagging sentinel). It was a timed assertion (≤ 60 ms) in package client
@@ -49,25 +49,40 @@ func TestKillToFirstWriteCompare(t *testing.T) {
 		rounds = v
 	}
 	var b strings.Builder
-	b.WriteString("| case | ours: median / max | go-redis: median / max | ratio of medians (ours / go-redis) |\n|---|---|---|---|\n")
+	b.WriteString("| case | ours: median / max | go-redis: median / max | ratio of medians (ours / go-redis) | rounds where go-redis used the lagging sentinel (no write within 10 s) |\n|---|---|---|---|---|\n")
 	for _, tc := range killSwitchCases {
 		var ours, theirs []time.Duration
+		onLag := 0
 		for i := 0; i < rounds; i++ {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, i), func(t *testing.T) {
-				o, g := killSwitchRound(t, tc)
-				ours, theirs = append(ours, o), append(theirs, g)
+				o, g, lagging := killSwitchRound(t, tc)
+				ours = append(ours, o)
+				// go-redis asks the one sentinel it picked (the first
+				// to answer) and trusts it: with the lagging one it
+				// keeps dialling the dead master. Those rounds are
+				// counted apart, not averaged in.
+				if lagging {
+					onLag++
+				} else {
+					theirs = append(theirs, g)
+				}
 			})
 		}
 		mo, mg := medianDur(ours), medianDur(theirs)
-		fmt.Fprintf(&b, "| %s | %v / %v | %v / %v | %.2f |\n", tc.name, mo, maxD(ours), mg, maxD(theirs),
-			float64(mo)/float64(max(mg, time.Microsecond)))
+		ratio := "–"
+		if len(theirs) > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(mo)/float64(max(mg, time.Microsecond)))
+		}
+		fmt.Fprintf(&b, "| %s | %v / %v | %v / %v | %s | %d of %d |\n", tc.name, mo.Round(10*time.Microsecond), maxD(ours).Round(10*time.Microsecond),
+			mg.Round(10*time.Microsecond), maxD(theirs).Round(10*time.Microsecond), ratio, onLag, rounds)
 	}
 	t.Logf("sentinel names the new master → first acknowledged write (%d rounds):\n%s", rounds, b.String())
 }
 
 // killSwitchRound runs one round and returns, per client, the time from
-// the switch to its first acknowledged write (10 s when none).
-func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Duration) {
+// the switch to its first acknowledged write (10 s when none), and
+// whether go-redis had picked the lagging sentinel.
+func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Duration, goRedisLagging bool) {
 	top := testutil.StartTopology(t, 1)
 	oldAddr, newAddr := top.Master.Addr(), top.Replicas[0].Addr()
 	fs := startFakeSentinel(t, oldAddr, 1)
@@ -88,15 +103,24 @@ func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Durati
 		}
 		return wo.count() > 20 && wg.count() > 20 && fs.subCount()+lag.subCount() >= subs
 	})
+	// go-redis subscribes to the sentinel it picked, ours to both.
+	goRedisLagging = lag.subCount() > fs.subCount()
 	st, _ := client.StatsOf(our)
 	base := st.ResolutionErrors
 	top.Master.Kill()
+	// In the outage: ours has failed resolutions in its paced loop, and
+	// go-redis has failed two writes (the first can be the write in
+	// flight at the kill). go-redis does not fail a write per ms: each
+	// one blocks ≈ 1.7 s in its retries (4 attempts, each dialling the
+	// dead master with 5 dial retries 100 ms apart) before failing, so
+	// waiting for 25 failed go-redis writes (this benchmark's first
+	// version) took over 40 s and never happened within the 10 s wait.
 	testutil.WaitFor(t, 10*time.Second, "both clients in the outage", func() bool {
 		st, _ := client.StatsOf(our)
 		wg.mu.Lock()
 		failed := len(wg.failed)
 		wg.mu.Unlock()
-		return st.ResolutionErrors >= base+8 && failed >= 25
+		return st.ResolutionErrors >= base+8 && failed >= 2
 	})
 	r := redis.NewClient(&redis.Options{Addr: newAddr, MaxRetries: -1})
 	err := r.SlaveOf(context.Background(), "NO", "ONE").Err()
@@ -127,8 +151,8 @@ func killSwitchRound(t *testing.T, tc killSwitchCase) (ours, goRedis time.Durati
 	ours, goRedis = took(wo), took(wg)
 	wo.halt()
 	wg.halt()
-	t.Logf("switch → first acknowledged write: ours %v, go-redis %v", ours, goRedis)
-	return ours, goRedis
+	t.Logf("switch → first acknowledged write: ours %v, go-redis %v (go-redis on the lagging sentinel: %v)", ours, goRedis, goRedisLagging)
+	return ours, goRedis, goRedisLagging
 }
 
 func medianDur(ds []time.Duration) time.Duration {
