@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,7 +33,8 @@ func (w Writer) Rewrite(path string, c *Config) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: rewrite %s: %w", path, err)
 	}
-	return w.WriteFile(path, RewriteContent(old, c))
+	st := rewrite(old, c)
+	return w.write(path, st.writeTo)
 }
 
 // WriteFile replaces the content of path with data: write a temporary file
@@ -45,6 +47,16 @@ func (w Writer) Rewrite(path string, c *Config) error {
 // written over the old one, then the file is truncated to the new length
 // and fsynced, so it is never left shorter than either version.
 func (w Writer) WriteFile(path string, data []byte) error {
+	return w.write(path, func(f io.Writer) (int64, error) {
+		n, err := f.Write(data)
+		return int64(n), err
+	})
+}
+
+// write is WriteFile with the content produced by gen, which must write
+// the same bytes each time it is called (it runs again for an in-place
+// rewrite): a large config is streamed to the file, not held in memory.
+func (w Writer) write(path string, gen func(io.Writer) (int64, error)) error {
 	rename := w.Rename
 	if rename == nil {
 		rename = os.Rename
@@ -74,7 +86,7 @@ func (w Writer) WriteFile(path string, data []byte) error {
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := gen(tmp); err != nil {
 		return fmt.Errorf("config: write %s: %w", tmpName, err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -90,7 +102,7 @@ func (w Writer) WriteFile(path string, data []byte) error {
 		if !errors.Is(err, syscall.EBUSY) && !errors.Is(err, syscall.EXDEV) {
 			return fmt.Errorf("config: rename %s: %w", tmpName, err)
 		}
-		if ierr := writeInPlace(path, data); ierr != nil {
+		if ierr := writeInPlace(path, gen); ierr != nil {
 			return fmt.Errorf("config: rename failed (%v), in-place rewrite of %s: %w", err, path, ierr)
 		}
 		return nil // deferred cleanup removes the temp file
@@ -102,19 +114,20 @@ func (w Writer) WriteFile(path string, data []byte) error {
 	return nil
 }
 
-// writeInPlace overwrites path with data without ever leaving it shorter
-// than the new content: write everything from offset 0, then truncate to
-// the new length, then fsync.
-func writeInPlace(path string, data []byte) error {
+// writeInPlace overwrites path with gen's content without ever leaving it
+// shorter than the new content: write everything from offset 0, then
+// truncate to the new length, then fsync.
+func writeInPlace(path string, gen func(io.Writer) (int64, error)) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("open: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.WriteAt(data, 0); err != nil {
+	n, err := gen(f) // a fresh O_WRONLY file writes from offset 0
+	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	if err := f.Truncate(int64(len(data))); err != nil {
+	if err := f.Truncate(n); err != nil {
 		return fmt.Errorf("truncate: %w", err)
 	}
 	if err := f.Sync(); err != nil {

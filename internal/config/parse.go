@@ -187,6 +187,7 @@ func (c *Config) parseText(text, file string, first, depth int) error {
 		if len(args) == 0 {
 			continue
 		}
+		shareArgs(line, args)
 		args[0] = strings.ToLower(args[0])
 		if args[0] == "include" && len(args) == 2 {
 			if err := c.include(args[1], depth); err != nil {
@@ -206,6 +207,21 @@ func (c *Config) parseText(text, file string, first, depth int) error {
 		}
 	}
 	return nil
+}
+
+// shareArgs makes each argument that appears verbatim in line (no quotes
+// or escapes) a substring of line instead of a copy. The sentinel lines'
+// text is kept for error messages (srcLine) and the master names, which
+// the core keeps for good, then share its memory: a config with long names
+// is held once, not twice.
+func shareArgs(line string, args []string) {
+	from := 0
+	for k, a := range args {
+		if i := strings.Index(line[from:], a); i >= 0 {
+			args[k] = line[from+i : from+i+len(a)]
+			from += i + len(a)
+		}
+	}
 }
 
 // include loads another file in place (config.c "include").

@@ -411,11 +411,10 @@ func (s *Sentinel) sharedKeys(m *instance, f func(*instance)) {
 
 // reschedule computes a handled group's next wake.
 func (s *Sentinel) reschedule(m *instance) {
-	w := s.groupWake(m)
-	if w <= s.now {
-		w = s.now + 1
-	}
-	m.m.sched.wake = w
+	// A wake of now is "the next tick", even one at the same millisecond:
+	// the full scan handles every group at every tick, and the runtime
+	// may deliver two Ticks within one millisecond.
+	m.m.sched.wake = max(s.groupWake(m), s.now)
 	s.sched.wake.fix(m)
 	s.markStale(m)
 }
@@ -429,11 +428,7 @@ func (s *Sentinel) rebuildSchedule() {
 	sc.work.reset()
 	for k, m := range sorted {
 		m.m.sched.pos = k
-		w := s.groupWake(m)
-		if w <= s.now {
-			w = s.now + 1
-		}
-		m.m.sched.wake = w
+		m.m.sched.wake = max(s.groupWake(m), s.now)
 	}
 	sc.wake.init(sorted)
 	sc.rebuild, sc.dlAll = false, true
@@ -442,7 +437,7 @@ func (s *Sentinel) rebuildSchedule() {
 // groupWake is the earliest instant at which handling the group could act.
 func (s *Sentinel) groupWake(m *instance) Millis {
 	if s.tilt || m.flags&(fSDown|fODown|fFailoverInProgress) != 0 || m.m.failoverState != FailoverNone {
-		return s.now + 1
+		return s.now
 	}
 	w := s.instanceWake(m)
 	for _, r := range m.m.replicas {
@@ -465,14 +460,14 @@ func (s *Sentinel) instanceWake(i *instance) Millis {
 	}
 	l := i.link
 	if i.flags&fSDown != 0 || l.ccState != connUp || (l.needPC && l.pcState != connUp) {
-		return s.now + 1 // reconnection, SDOWN: every tick
+		return s.now // reconnection, SDOWN: every tick
 	}
 	w := noDeadline
 	// sendPeriodicCommands
 	if l.pending < MaxPendingCommands*l.refcount {
 		if !i.isSentinel() && !i.infoPending {
 			if i.infoRefresh == 0 {
-				return s.now + 1
+				return s.now
 			}
 			w = min(w, i.infoRefresh+s.infoPeriodFor(i)+1)
 			if i.convertAt != 0 && i.isSlave() {

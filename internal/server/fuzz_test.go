@@ -98,9 +98,13 @@ func FuzzACLRules(f *testing.F) {
 			if strings.ContainsAny(p, " \"'\t\r\n\\") {
 				return
 			}
-			// A ")" or "(" inside a selector ends or opens it early when
-			// the description is read back; Redis' ACL LIST has the same
-			// limit (docs/config.md).
+		}
+		// A ")" or "(" inside a selector ends or opens it early when the
+		// description is read back; Redis' ACL LIST has the same limit
+		// (docs/config.md). A selector may span several rules ("(&",
+		// "&))"), so look at them merged as setUser merged them.
+		merged, _ := mergeSelectorArgs(parts)
+		for _, p := range merged {
 			if inner, ok := strings.CutPrefix(p, "("); ok && strings.ContainsAny(strings.TrimSuffix(inner, ")"), "()") {
 				return
 			}
