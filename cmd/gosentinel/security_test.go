@@ -107,8 +107,9 @@ func savedEpoch(t *testing.T, conf string) string {
 // TestEpochPoisoning: an unauthenticated IS-MASTER-DOWN-BY-ADDR with epoch
 // INT64_MAX, and a hello published on the sentinel port with that epoch,
 // make redis-sentinel 7.0.15 save current-epoch 9223372036854775807 (logged
-// here side by side); gosentinel refuses both (docs/security.md) and a
-// plausible vote request still works afterwards.
+// here side by side); gosentinel refuses both (docs/security.md), and a
+// plausible vote request afterwards is refused while it sees the master
+// up and granted once it sees it down (docs/core.md decision 24).
 func TestEpochPoisoning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -140,9 +141,32 @@ func TestEpochPoisoning(t *testing.T) {
 			if epoch != "0" {
 				t.Errorf("saved current-epoch %s, want 0", epoch)
 			}
+			// The vote gate (docs/core.md decision 24): no vote while we
+			// see the master up, and the epoch is not adopted.
 			v, err := c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "3", peer).Slice()
+			if err != nil || len(v) != 3 || v[1] != "*" || v[2] != int64(0) {
+				t.Fatalf("plausible vote request, master up = %v, %v; want no vote", v, err)
+			}
+			if e := savedEpoch(t, s.Conf); e != "0" {
+				t.Errorf("saved current-epoch %s after a refused vote, want 0", e)
+			}
+			// Master down (quorum out of reach: no failover of our own).
+			if err := c.Do(ctx, "SENTINEL", "SET", "mym", "quorum", "2").Err(); err != nil {
+				t.Fatal(err)
+			}
+			master.Stop()
+			testutil.WaitFor(t, 10*time.Second, "the master flagged s_down", func() bool {
+				m, err := c.Do(ctx, "SENTINEL", "MASTER", "mym").StringSlice()
+				for i := 0; err == nil && i+1 < len(m); i += 2 {
+					if m[i] == "flags" {
+						return strings.Contains(m[i+1], "s_down")
+					}
+				}
+				return false
+			})
+			v, err = c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "3", peer).Slice()
 			if err != nil || len(v) != 3 || v[1] != peer || v[2] != int64(3) {
-				t.Fatalf("plausible vote request = %v, %v", v, err)
+				t.Fatalf("plausible vote request, master down = %v, %v", v, err)
 			}
 			if e := savedEpoch(t, s.Conf); e != "3" {
 				t.Errorf("saved current-epoch %s after a plausible vote, want 3", e)
