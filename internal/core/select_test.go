@@ -125,8 +125,12 @@ func TestOldMasterPriorityCarried(t *testing.T) {
 	if m.priorityKnown {
 		t.Fatalf("the new master inherited the old address's priority %d", m.priority)
 	}
-	s.Step(1, LinkConnected{Link: old.link.id, Conn: old.link.cc})
-	s.Step(1, LinkConnected{Link: old.link.id, Conn: old.link.pc})
+	s.Step(100, Tick{}) // connects the new replica objects
+	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.cc})
+	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.pc})
+	if old.link.disconnected() {
+		t.Fatal("the old master's link is not up")
+	}
 	s.refreshInfo(old, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n") // restarted as master
 	if got := s.selectSlave(m); got != nil {
 		t.Fatalf("selected %s, last seen with slave_priority 0", got.name)
