@@ -57,8 +57,9 @@ type sentinelCheck struct {
 	steps    stepRing // recent steps, for events released late (late.go)
 	m        map[string]*masterCheck
 
-	switches []switchMsg // S9: +switch-master seen in the current step
-	elected  []string    // S2: masters with +elected-leader in the current step
+	switches []switchMsg    // S9: +switch-master seen in the current step
+	elected  []string       // S2: masters with +elected-leader in the current step
+	votes    map[uint64]int // S1: +vote-for-leader events per epoch (this incarnation)
 }
 
 // masterCheck is the per-(sentinel, master) bookkeeping.
@@ -160,6 +161,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 	ch.tilt = false
 	ch.steps = stepRing{}
 	ch.switches, ch.elected = nil, nil
+	ch.votes = nil
 }
 
 // restarted resets the per-incarnation bookkeeping from the config file.

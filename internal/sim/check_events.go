@@ -36,6 +36,8 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		ch.tilt = true
 	case "-tilt":
 		ch.tilt = false
+	case "+vote-for-leader":
+		c.votePublished(w, s, e.Msg)
 	case "+odown":
 		name := masterOf(e.Msg)
 		ch.mc(name).odown = true

@@ -234,3 +234,46 @@ func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
 	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
 		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win
 }
+
+// votePublished is S8 for a +vote-for-leader event leaving s ("<runid>
+// <epoch>"; it does not name the master): the core publishes it only once
+// the vote is on disk (issue 15 item 6), so the last completed snapshot
+// must hold the current epoch and, for some master, a leader-epoch at
+// least that high — what keeps a restarted sentinel from voting again in
+// the epoch. The leader's name itself may be gone: an address change
+// (+switch-master) in the same step clears it before the Persist, and
+// keeps the epoch, as sentinelResetMaster does (seed 6).
+func (c *checker) votePublished(w *World, s *sentinel, msg string) {
+	f := strings.Fields(msg)
+	if len(f) != 2 {
+		w.violate("S8", s, "malformed +vote-for-leader %q", msg)
+		return
+	}
+	epoch, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		w.violate("S8", s, "malformed +vote-for-leader %q", msg)
+		return
+	}
+	// S1: a sentinel votes once per master and epoch, so it announces at
+	// most one +vote-for-leader per monitored master in an epoch (a vote
+	// changed, or repeated, within the epoch shows here even when the
+	// views and replies cannot tell it: the same leader asked again).
+	ch := &s.chk
+	if ch.votes == nil {
+		ch.votes = map[uint64]int{}
+	}
+	ch.votes[epoch]++
+	if n := ch.votes[epoch]; n > len(w.masters) {
+		w.violate("S1", s, "%d +vote-for-leader events in epoch %d, %d masters monitored", n, epoch, len(w.masters))
+	}
+	if s.disk.CurrentEpoch < epoch {
+		w.violate("S8", s, "+vote-for-leader reveals epoch %d, current-epoch on disk is %d", epoch, s.disk.CurrentEpoch)
+		return
+	}
+	for _, m := range s.disk.Masters {
+		if m.LeaderEpoch >= epoch {
+			return
+		}
+	}
+	w.violate("S8", s, "+vote-for-leader %s %d published before the vote was persisted", short(f[0]), epoch)
+}
