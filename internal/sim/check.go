@@ -81,7 +81,7 @@ type masterCheck struct {
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
 	voteOtherV    int64 // the same in virtual time (late.go)
-	paceResetV    int64 // virtual time pacing last restarted (address change)
+	paceResetStep int   // the World's step number of the last address change (pacing restarted)
 	attemptV      int64 // virtual time of the last attempt
 
 	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
@@ -338,7 +338,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		x.hasAttempt, x.hasVoteOther = false, false
-		x.paceResetV = w.sch.now
+		x.paceResetStep = w.steps
 		x.reconf = nil // the failover is over, whichever way it ended
 		// sentinelResetMaster clears the master's flags and re-creates
 		// its replicas: no SDOWN/ODOWN, no replica SDOWN.

@@ -171,7 +171,10 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 // not SDOWN, with priority ≠ 0, and that was clearly eligible in truth
 // (the same calm-window rule as eligibility), may rank strictly before
 // the selected one by (priority asc, offset desc, run id asc) as the view
-// knows them.
+// knows them. A replica whose last INFO the sentinel processed is older
+// than §15's validity (5×ping-period while the master is SDOWN, else
+// 3×info-period; E1) is not eligible and cannot rank first (seed 804588:
+// info-period 2000, the INFO asked at ODOWN still in flight).
 func (c *checker) selection(w *World, s *sentinel, msg string) {
 	f := strings.Fields(msg) // slave <ip:port> <ip> <port> @ <master> <ip> <port>
 	if len(f) < 4 || f[0] != "slave" {
@@ -180,6 +183,11 @@ func (c *checker) selection(w *World, s *sentinel, msg string) {
 	port, _ := strconv.Atoi(f[3])
 	sel := core.Addr{IP: f[2], Port: port}
 	v, _ := view(s, masterOf(msg))
+	now := s.local(w.sch.now)
+	validity := 3 * c.opt.Timing.InfoPeriod
+	if s.chk.mc(masterOf(msg)).sdown {
+		validity = 5 * c.opt.Timing.PingPeriod
+	}
 	var chosen *core.ReplicaView
 	for i := range v.Replicas {
 		if sameAddr(v.Replicas[i].Addr, sel) {
@@ -193,6 +201,9 @@ func (c *checker) selection(w *World, s *sentinel, msg string) {
 	for i := range v.Replicas {
 		rv := &v.Replicas[i]
 		if rv == chosen || rv.SDown || rv.Disconnected || rv.Priority == 0 || !ranksBefore(rv, chosen) {
+			continue
+		}
+		if in := s.truth.info[w.dialAddr(rv.Addr)]; in == nil || now-in.at > validity {
 			continue
 		}
 		id := w.lookup(rv.Addr)

@@ -47,6 +47,18 @@ func TestFindingScenarios(t *testing.T) {
 			"+switch-master mymaster 10.0.0.1 6379 10.0.0.3 6379",
 			"redis 10.0.0.1 restarts as master",
 		}},
+		// S7 false alarm: an attempt held behind its vote came from a
+		// step before the +switch-master of the same millisecond, which
+		// restarted pacing.
+		{"seed812032.json", []string{
+			"s2 -> event +switch-master mymaster 10.0.0.1 6379 10.0.0.2 6379",
+			"s2 -> event +try-failover master mymaster 10.0.0.1 6379",
+		}},
+		// S6 false alarm: the replica ranking first had an INFO older than
+		// §15's validity (the one asked at ODOWN still in flight).
+		{"seed804588.json", []string{
+			"+selected-slave slave 10.0.0.1:6379 10.0.0.1 6379 @ mymaster 10.0.0.2 6379",
+		}},
 		{"seed108731.json", []string{
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",
