@@ -413,21 +413,30 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 		return false
 	}
 	var replicas []Addr
-	known := map[string]*instance{} // priorities survive the re-creation
+	known := map[string]int{} // priorities survive the re-creation
 	for _, r := range m.sortedReplicas() {
 		if addrEqualsHost(r.addr, host, port) {
 			continue
 		}
 		replicas = append(replicas, r.addr)
 		if r.priorityKnown {
-			known[s.replicaKey(r.addr)] = r
+			known[s.replicaKey(r.addr)] = r.priority
 		}
 	}
 	if !addrEqualsHost(m.addr, host, port) {
 		replicas = append(replicas, m.addr)
+		if m.priorityKnown {
+			// The old master once reported role:slave with its priority
+			// (a demoted master, or one an operator turned into a
+			// replica): the replica object it becomes keeps it, or a
+			// priority-0 node still running as master would be promoted
+			// on the default (docs/core.md decision 13).
+			known[s.replicaKey(m.addr)] = m.priority
+		}
 	}
 	s.resetMaster(m, false, false)
 	m.addr = newAddr
+	m.priority, m.priorityKnown = DefaultReplicaPriority, false // the old address's, carried above
 	m.odownSince = 0
 	m.sdownSince = 0
 	for _, a := range replicas {
@@ -435,8 +444,8 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 			continue
 		}
 		r := s.createReplica(m, a)
-		if old, ok := known[s.replicaKey(a)]; ok {
-			r.priority, r.priorityKnown = old.priority, true
+		if prio, ok := known[s.replicaKey(a)]; ok {
+			r.priority, r.priorityKnown = prio, true
 		}
 		s.eventAt(LevelNotice, "+slave", r, "")
 	}

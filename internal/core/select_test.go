@@ -104,3 +104,35 @@ func TestUnknownPriority(t *testing.T) {
 		t.Fatalf("not selected once the priority is known: %v", got)
 	}
 }
+
+// TestOldMasterPriorityCarried: a master that reported role:slave with
+// slave_priority 0 (an operator made it a replica) and is then replaced
+// by +switch-master keeps that priority in the replica object it becomes:
+// restarted as a master (whose INFO has no priority) it must not be
+// promoted on the default 100 (sim E1, seed 500358). The master object
+// does not pass the old address's priority on to the next switch.
+func TestOldMasterPriorityCarried(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	s.refreshInfo(m, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6380\r\nslave_priority:0\r\n")
+	if !s.resetMasterAndChangeAddress(m, "127.0.0.1", 6380) {
+		t.Fatal("reset failed")
+	}
+	old := m.lookupReplica("127.0.0.1", 6379)
+	if old == nil || !old.priorityKnown || old.priority != 0 {
+		t.Fatalf("the old master's replica object lost its priority 0: %+v", old)
+	}
+	if m.priorityKnown {
+		t.Fatalf("the new master inherited the old address's priority %d", m.priority)
+	}
+	s.Step(100, Tick{}) // connects the new replica objects
+	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.cc})
+	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.pc})
+	if old.link.disconnected() {
+		t.Fatal("the old master's link is not up")
+	}
+	s.refreshInfo(old, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n") // restarted as master
+	if got := s.selectSlave(m); got != nil {
+		t.Fatalf("selected %s, last seen with slave_priority 0", got.name)
+	}
+}

@@ -57,8 +57,9 @@ type sentinelCheck struct {
 	steps    stepRing // recent steps, for events released late (late.go)
 	m        map[string]*masterCheck
 
-	switches []switchMsg // S9: +switch-master seen in the current step
-	elected  []string    // S2: masters with +elected-leader in the current step
+	switches []switchMsg    // S9: +switch-master seen in the current step
+	elected  []string       // S2: masters with +elected-leader in the current step
+	votes    map[uint64]int // S1: +vote-for-leader events per epoch (this incarnation)
 }
 
 // masterCheck is the per-(sentinel, master) bookkeeping.
@@ -80,7 +81,7 @@ type masterCheck struct {
 	lastVoteOther int64 // S7: local time of the last vote for another sentinel
 	hasVoteOther  bool
 	voteOtherV    int64 // the same in virtual time (late.go)
-	paceResetV    int64 // virtual time pacing last restarted (address change)
+	paceResetStep int   // the World's step number of the last address change (pacing restarted)
 	attemptV      int64 // virtual time of the last attempt
 
 	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
@@ -160,6 +161,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 	ch.tilt = false
 	ch.steps = stepRing{}
 	ch.switches, ch.elected = nil, nil
+	ch.votes = nil
 }
 
 // restarted resets the per-incarnation bookkeeping from the config file.
@@ -341,7 +343,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
 		x.hasAttempt, x.hasVoteOther = false, false
-		x.paceResetV = w.sch.now
+		x.paceResetStep = w.steps
 		x.reconf = nil // the failover is over, whichever way it ended
 		// sentinelResetMaster clears the master's flags and re-creates
 		// its replicas: no SDOWN/ODOWN, no replica SDOWN.

@@ -30,6 +30,8 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		ch.tilt = true
 	case "-tilt":
 		ch.tilt = false
+	case "+vote-for-leader":
+		c.votePublished(w, s, e.Msg)
 	case "+odown":
 		name := eventMaster(e)
 		ch.mc(name).odown = true
@@ -74,7 +76,11 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		if x.hasVoteOther && voteBefore && now-x.lastVoteOther < lim {
 			w.violate("S7", s, "failover attempt %dms after voting for another sentinel (< 2×failover-timeout = %d)", now-x.lastVoteOther, lim)
 		}
-		if late == nil || len(late) > 0 && late[0].virtual >= x.paceResetV {
+		// A late attempt from a step up to the one whose address change
+		// restarted pacing came before that change (seed 812032: the
+		// attempt, held behind its vote, and the +switch-master of a
+		// later step in the same millisecond).
+		if late == nil || len(late) > 0 && late[len(late)-1].step > x.paceResetStep {
 			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, evV
 		} // else: an attempt from before the address change that restarted pacing
 	case "+elected-leader":

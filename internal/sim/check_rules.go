@@ -40,7 +40,7 @@ func (c *checker) beforeRules(w *World, s *sentinel, ev core.Event, now int64) {
 		}
 	case core.Reply:
 		if !s.dead[e.Conn] { // the core ignores replies on connections it closed
-			s.recordReply(e, now, w.sch.now)
+			s.recordReply(e, now, w.sch.now, w.steps)
 		}
 	case core.Request:
 		t.reqTilt[e.ID] = t.inTilt(now)
@@ -100,9 +100,12 @@ func (c *checker) afterRules(w *World, s *sentinel, ev core.Event, now int64) {
 func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late []stepRec) {
 	t := &s.truth
 	o := c.opt
-	vnow := w.sch.now
+	vnow, step := w.sch.now, w.steps
 	if len(late) > 0 {
-		vnow = late[0].virtual // the latest candidate: the lenient one for D1
+		// The lenient candidates for D1: the latest step's virtual time
+		// (the longest silence), the earliest step's number (a reply
+		// processed after it in the same millisecond may postdate the event).
+		vnow, step = late[0].virtual, late[len(late)-1].step
 	}
 	switch e.Type {
 	case "+tilt":
@@ -131,7 +134,7 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late [
 	x := s.chk.mc(name)
 	switch e.Type {
 	case "+sdown":
-		c.sdownTruth(w, s, typ, a, vnow)
+		c.sdownTruth(w, s, typ, a, vnow, step)
 		t.sdown[typ+" "+a] = true
 		if typ == "master" {
 			x.sdown, x.sdownSince = true, now
@@ -184,21 +187,24 @@ func ipOnly(h string) string {
 // sdownTruth is D1 (reference §12: "SDOWN if elapsed > down-after"): a
 // +sdown of the instance at a needs down-after without a valid PING reply
 // on any of s's links to it (a master that reports role:slave, the other
-// way into SDOWN, is exempt).
-func (c *checker) sdownTruth(w *World, s *sentinel, typ, a string, now int64) {
+// way into SDOWN, is exempt). step is the World's step number the event
+// happened in (for a late event, the earliest step it may come from).
+func (c *checker) sdownTruth(w *World, s *sentinel, typ, a string, now int64, step int) {
 	t := &s.truth
 	if in := t.info[a]; typ == "master" && in != nil && in.role == roleSlave {
 		return
 	}
-	bound, ok := t.lastAvailBound(a)
+	bound, bstep, ok := t.lastAvailBound(a)
 	if !ok {
 		bound = s.startedAt
 	}
 	if s.lastJump >= bound && s.lastJump > 0 {
 		return // silence measured across a clock jump (below tilt-trigger if several add up)
 	}
-	if bound > now {
-		return // a late event (late.go): the reply came after it, the one before is forgotten
+	if bound > now || bstep > step {
+		// A late event (late.go): the reply came after it (possibly in a
+		// later step of the same millisecond), the one before is forgotten.
+		return
 	}
 	if now-bound <= c.opt.DownAfter {
 		w.violate("D1", s, "+sdown %s %s only %dms after its last valid reply or creation (down-after %d)", typ, a, now-bound, c.opt.DownAfter)

@@ -171,7 +171,10 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 // not SDOWN, with priority ≠ 0, and that was clearly eligible in truth
 // (the same calm-window rule as eligibility), may rank strictly before
 // the selected one by (priority asc, offset desc, run id asc) as the view
-// knows them.
+// knows them. A replica whose last INFO the sentinel processed is older
+// than §15's validity (5×ping-period while the master is SDOWN, else
+// 3×info-period; E1) is not eligible and cannot rank first (seed 804588:
+// info-period 2000, the INFO asked at ODOWN still in flight).
 func (c *checker) selection(w *World, s *sentinel, e core.Emit) {
 	sub := e.Subject
 	if sub == nil || sub.Role != core.RoleReplica {
@@ -179,6 +182,11 @@ func (c *checker) selection(w *World, s *sentinel, e core.Emit) {
 	}
 	sel := core.Addr{IP: sub.IP, Port: sub.Port}
 	v, _ := view(s, sub.Master)
+	now := s.local(w.sch.now)
+	validity := 3 * c.opt.Timing.InfoPeriod
+	if s.chk.mc(sub.Master).sdown {
+		validity = 5 * c.opt.Timing.PingPeriod
+	}
 	var chosen *core.ReplicaView
 	for i := range v.Replicas {
 		if sameAddr(v.Replicas[i].Addr, sel) {
@@ -192,6 +200,9 @@ func (c *checker) selection(w *World, s *sentinel, e core.Emit) {
 	for i := range v.Replicas {
 		rv := &v.Replicas[i]
 		if rv == chosen || rv.SDown || rv.Disconnected || rv.Priority == 0 || !ranksBefore(rv, chosen) {
+			continue
+		}
+		if in := s.truth.info[w.dialAddr(rv.Addr)]; in == nil || now-in.at > validity {
 			continue
 		}
 		id := w.lookup(rv.Addr)
@@ -232,4 +243,47 @@ func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
 	win := 2*o.Timing.InfoPeriod + 5*o.Timing.PingPeriod + o.DownAfter
 	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
 		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win
+}
+
+// votePublished is S8 for a +vote-for-leader event leaving s ("<runid>
+// <epoch>"; it does not name the master): the core publishes it only once
+// the vote is on disk (issue 15 item 6), so the last completed snapshot
+// must hold the current epoch and, for some master, a leader-epoch at
+// least that high — what keeps a restarted sentinel from voting again in
+// the epoch. The leader's name itself may be gone: an address change
+// (+switch-master) in the same step clears it before the Persist, and
+// keeps the epoch, as sentinelResetMaster does (seed 6).
+func (c *checker) votePublished(w *World, s *sentinel, msg string) {
+	f := strings.Fields(msg)
+	if len(f) != 2 {
+		w.violate("S8", s, "malformed +vote-for-leader %q", msg)
+		return
+	}
+	epoch, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		w.violate("S8", s, "malformed +vote-for-leader %q", msg)
+		return
+	}
+	// S1: a sentinel votes once per master and epoch, so it announces at
+	// most one +vote-for-leader per monitored master in an epoch (a vote
+	// changed, or repeated, within the epoch shows here even when the
+	// views and replies cannot tell it: the same leader asked again).
+	ch := &s.chk
+	if ch.votes == nil {
+		ch.votes = map[uint64]int{}
+	}
+	ch.votes[epoch]++
+	if n := ch.votes[epoch]; n > len(w.masters) {
+		w.violate("S1", s, "%d +vote-for-leader events in epoch %d, %d masters monitored", n, epoch, len(w.masters))
+	}
+	if s.disk.CurrentEpoch < epoch {
+		w.violate("S8", s, "+vote-for-leader reveals epoch %d, current-epoch on disk is %d", epoch, s.disk.CurrentEpoch)
+		return
+	}
+	for _, m := range s.disk.Masters {
+		if m.LeaderEpoch >= epoch {
+			return
+		}
+	}
+	w.violate("S8", s, "+vote-for-leader %s %d published before the vote was persisted", short(f[0]), epoch)
 }

@@ -33,6 +33,26 @@ func TestFindingScenarios(t *testing.T) {
 		// landed on the node at its new IP (a model bug in name-moves).
 		{"seed700741.json", []string{"moves from"}},
 		{"seed703179.json", []string{"fault: redis-0-1.sim moves from 10.0.0.2 to 10.0.0.102"}},
+		// E1: the old master, made a replica with priority 0 by the
+		// operator, restarted as master after +switch-master; the core
+		// kept the priority from its master object's INFO.
+		{"seed500358.json", []string{
+			"fault: operator runs CONFIG SET replica-priority 0 on 10.0.0.1 (was 1)",
+			"+switch-master mymaster 10.0.0.1 6379 10.0.0.3 6379",
+			"redis 10.0.0.1 restarts as master",
+		}},
+		// S7 false alarm: an attempt held behind its vote came from a
+		// step before the +switch-master of the same millisecond, which
+		// restarted pacing.
+		{"seed812032.json", []string{
+			"s2 -> event +switch-master mymaster 10.0.0.1 6379 10.0.0.2 6379",
+			"s2 -> event +try-failover master mymaster 10.0.0.1 6379",
+		}},
+		// S6 false alarm: the replica ranking first had an INFO older than
+		// §15's validity (the one asked at ODOWN still in flight).
+		{"seed804588.json", []string{
+			"+selected-slave slave 10.0.0.1:6379 10.0.0.1 6379 @ mymaster 10.0.0.2 6379",
+		}},
 		{"seed108731.json", []string{
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",

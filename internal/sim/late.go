@@ -18,6 +18,7 @@ const recentSteps = 1024
 // stepRec is the state the event checks read, as of the end of a step.
 type stepRec struct {
 	local, virtual int64
+	step           int             // the World's step number (D1: replies processed after it)
 	truthTilt      bool            // TILT in truth (t.inTilt) when the step ran
 	coreTilt       bool            // the core's TILT from its events (S5)
 	odown          map[string]bool // per master: ODOWN from its events (S5)
@@ -58,7 +59,7 @@ func (r *stepRing) at(local int64) []stepRec {
 // recordStep remembers the state of s at the end of a step.
 func (c *checker) recordStep(w *World, s *sentinel, now int64) {
 	ch := &s.chk
-	rec := stepRec{local: now, virtual: w.sch.now, truthTilt: s.truth.stepTilt, coreTilt: ch.tilt}
+	rec := stepRec{local: now, virtual: w.sch.now, step: w.steps, truthTilt: s.truth.stepTilt, coreTilt: ch.tilt}
 	for name, x := range ch.m {
 		if x.odown {
 			if rec.odown == nil {

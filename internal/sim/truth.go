@@ -20,6 +20,7 @@ type truth struct {
 	linkFirst map[core.LinkID]int64      // local time of the link's first Connect
 	valid     map[core.LinkID]int64      // local time of the last valid PING reply
 	validV    map[core.LinkID]int64      // the same in virtual time (D1)
+	validStep map[core.LinkID]int        // the same as the World's step number (D1 of late events)
 	firstV    map[core.LinkID]int64      // virtual time of the last Tick before the link's first Connect (≤ its creation)
 	tickV     int64                      // virtual time of the last Tick step
 	prevTickV int64                      // virtual time of the last Tick before the current step
@@ -81,6 +82,7 @@ func newTruth(now, vnow int64) truth {
 		linkFirst: map[core.LinkID]int64{},
 		valid:     map[core.LinkID]int64{},
 		validV:    map[core.LinkID]int64{},
+		validStep: map[core.LinkID]int{},
 		firstV:    map[core.LinkID]int64{},
 		info:      map[string]*infoSeen{},
 		noOne:     map[string]int64{},
@@ -129,7 +131,7 @@ func (w *World) recordEffect(s *sentinel, e core.Effect, now int64) {
 
 // recordReply notes a reply s is about to process: valid PING replies
 // (PONG, -LOADING, -MASTERDOWN, reference §12) and INFO.
-func (s *sentinel) recordReply(e core.Reply, now, vnow int64) {
+func (s *sentinel) recordReply(e core.Reply, now, vnow int64, step int) {
 	t := &s.truth
 	c, ok := t.cmd[e.Tag]
 	if !ok {
@@ -143,6 +145,7 @@ func (s *sentinel) recordReply(e core.Reply, now, vnow int64) {
 			(strings.HasPrefix(v.Str, "PONG") || strings.HasPrefix(v.Str, "LOADING") || strings.HasPrefix(v.Str, "MASTERDOWN")) {
 			t.valid[c.link] = now
 			t.validV[c.link] = vnow
+			t.validStep[c.link] = step
 		}
 	case "INFO":
 		if v.Kind != core.KindBulk {
@@ -193,25 +196,26 @@ func (s *sentinel) recordReply(e core.Reply, now, vnow int64) {
 // backwards lets the core measure silence from a PING sent after the jump
 // (sentinel.c's act_ping_time rule), which the local clock would hide;
 // a forward jump enters TILT for longer than any down-after of the
-// simulator.
-func (t *truth) lastAvailBound(a string) (bound int64, ok bool) {
+// simulator. step is the World's step number of the reply that set the
+// bound (0 when it is a link's creation).
+func (t *truth) lastAvailBound(a string) (bound int64, step int, ok bool) {
 	first := true
 	for l, la := range t.linkAddr {
 		if la != a {
 			continue
 		}
-		b := t.firstV[l]
+		b, st := t.firstV[l], 0
 		if v, has := t.validV[l]; has && v > b {
-			b = v
+			b, st = v, t.validStep[l]
 		}
 		// Several links to one address (objects of different types):
 		// judge by the least recently heard, so no object is blamed for
 		// another's silence.
 		if first || b < bound {
-			bound, first = b, false
+			bound, step, first = b, st, false
 		}
 	}
-	return bound, !first
+	return bound, step, !first
 }
 
 // lastValid is the latest valid PING reply on any link to a, or the
