@@ -145,33 +145,11 @@ func TestObserverAndSnapshot(t *testing.T) {
 // Send's kind, not by its name.
 func TestObserverRenamedPing(t *testing.T) {
 	master := testutil.StartRedis(t, "rename-command PING GS-PING-7")
-	dir := t.TempDir()
-	port := testutil.FreePort(t)
-	path := filepath.Join(dir, "sentinel.conf")
-	body := fmt.Sprintf("port %d\nbind 127.0.0.1\nsentinel monitor mym 127.0.0.1 %d 1\nsentinel rename-command mym PING GS-PING-7\n", port, master.Port)
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := fmt.Sprintf("port %d\nbind 127.0.0.1\nsentinel monitor mym 127.0.0.1 %d 1\nsentinel rename-command mym PING GS-PING-7\n", testutil.FreePort(t), master.Port)
 	rec := newRecorder()
 	timing := core.DefaultTiming()
 	timing.PingPeriod = 100
-	r, err := New(Options{ConfigPath: path, Config: cfg, Observer: rec, Timing: timing})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	runConfOpts(t, body, Options{Observer: rec, Timing: timing})
 	rec.await(t, "2 round trips of the renamed PING to the master", func() bool {
 		return rec.rtts[core.RoleMaster] >= 2
 	})

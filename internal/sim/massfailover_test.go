@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/gosentinel/gosentinel/internal/core"
@@ -53,33 +52,21 @@ func runMassFailover(seed uint64, masters int, persistMin, persistMax int64) mas
 			w.crashInstance(w.groupMaster(g))
 		}
 	})
-	end := crashAt + o.DownAfter + 30000
-	for {
-		fn, ok := w.sch.next(end)
-		if !ok {
-			break
-		}
-		fn()
-	}
+	runUntil(w, crashAt+o.DownAfter+30000)
 	r := massRun{violations: w.chk.violations}
 	first := map[string]int64{}
-	for _, l := range strings.Split(w.trace.String(), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 6 || f[2] != "->" || f[3] != "event" {
-			continue
-		}
-		t, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || t < crashAt {
-			continue
-		}
-		switch f[4] {
+	for _, ev := range traceEvents(w, crashAt) {
+		switch ev.typ {
 		case "+try-failover":
 			r.elections++
 		case "+elected-leader":
 			r.won++
 		case "+switch-master":
-			if _, ok := first[f[5]]; !ok {
-				first[f[5]] = t - crashAt
+			if len(ev.words) == 0 {
+				continue
+			}
+			if _, ok := first[ev.words[0]]; !ok {
+				first[ev.words[0]] = ev.at - crashAt
 			}
 		}
 	}

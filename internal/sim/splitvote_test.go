@@ -78,29 +78,15 @@ func runSplitVote(seed uint64, env splitVoteEnv) splitVoteRun {
 	w.sch.at(cutAt+skew, func() { cutFrom(w.sent[2].node) })
 	cutAt = min(cutAt, cutAt+skew)
 	// The election must be over well before its timeout (10 s).
-	end := cutAt + o.DownAfter + 8000
-	for {
-		fn, ok := w.sch.next(end)
-		if !ok {
-			break
-		}
-		fn()
-	}
+	runUntil(w, cutAt+o.DownAfter+8000)
 	r := splitVoteRun{violations: w.chk.violations}
 	odown := map[string]int64{}
-	for _, l := range strings.Split(w.trace.String(), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 5 || f[2] != "->" || f[3] != "event" {
-			continue
-		}
-		t, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || t < cutAt {
-			continue
-		}
-		switch f[4] {
+	for _, ev := range traceEvents(w, cutAt) {
+		t := ev.at
+		switch ev.typ {
 		case "+odown":
-			if _, ok := odown[f[1]]; !ok {
-				odown[f[1]] = t
+			if _, ok := odown[ev.sentinel]; !ok {
+				odown[ev.sentinel] = t
 			}
 		case "+elected-leader":
 			if !r.elected {
