@@ -423,8 +423,10 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 			known[s.replicaKey(r.addr)] = r.priority
 		}
 	}
+	oldKey := ""
 	if !addrEqualsHost(m.addr, host, port) {
 		replicas = append(replicas, m.addr)
+		oldKey = s.replicaKey(m.addr)
 		if m.priorityKnown {
 			// The old master once reported role:slave with its priority
 			// (a demoted master, or one an operator turned into a
@@ -447,6 +449,7 @@ func (s *Sentinel) resetMasterAndChangeAddress(m *instance, host string, port in
 		if prio, ok := known[s.replicaKey(a)]; ok {
 			r.priority, r.priorityKnown = prio, true
 		}
+		r.formerMaster = s.replicaKey(a) == oldKey
 		s.eventAt(LevelNotice, "+slave", r, "")
 	}
 	s.markDirty()

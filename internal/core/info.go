@@ -176,6 +176,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		}
 	}
 	if r.role == fSlave {
+		i.formerMaster = false // converted (or demoted by hand): an ordinary replica
 		if r.hasMasterHost && (i.slaveMasterHost == "" || !strings.EqualFold(r.masterHost, i.slaveMasterHost)) {
 			i.slaveMasterHost = r.masterHost
 			i.slaveConfChange = s.now

@@ -63,6 +63,11 @@ type instance struct {
 	replOffset         uint64
 	replicaAnnounced   bool
 	reconfSentTime     Millis
+	// formerMaster: the replica object +switch-master made of the old
+	// master's address; cleared by its first INFO with role:slave. While
+	// it still reports role:master it is the old master not converted
+	// yet, and is not promoted (select.go).
+	formerMaster bool
 
 	// sentinel fields: the vote the peer reported
 	leader      string

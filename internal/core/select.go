@@ -17,12 +17,21 @@ type candidate struct {
 	// reportsMaster: its last INFO said role:master (a master's INFO has no
 	// slave_priority, so its priority can never be known).
 	reportsMaster bool
-	offset        uint64
-	down          bool   // SDOWN or ODOWN
-	disconnected  bool   // link disconnected
-	lastAvailAge  Millis // now - last valid PING reply
-	infoAge       Millis // now - last INFO
-	linkDownTime  Millis // master_link_down_since_seconds in ms
+	// unconvertedOldMaster: the master this sentinel switched away from,
+	// still running as master and never seen as a replica since, while
+	// the current master last reported role:master: it lacks every write
+	// the new master acknowledged (fault lab C7). Once the current master
+	// reports role:slave (it follows the old master, or a chain or loop
+	// of replicas an operator or a lost failover left), its own writes are
+	// gone with its next sync anyway, and the old master may be the only
+	// node holding data (sim L1 seeds 199, 279, 863).
+	unconvertedOldMaster bool
+	offset               uint64
+	down                 bool   // SDOWN or ODOWN
+	disconnected         bool   // link disconnected
+	lastAvailAge         Millis // now - last valid PING reply
+	infoAge              Millis // now - last INFO
+	linkDownTime         Millis // master_link_down_since_seconds in ms
 }
 
 // selectParams are the master-side inputs of sentinelSelectSlave.
@@ -50,6 +59,8 @@ func (p selectParams) eligible(c candidate) bool {
 	case c.lastAvailAge > 5*p.pingPeriod:
 		return false
 	case c.priority == 0, !c.priorityKnown && !c.reportsMaster:
+		return false
+	case c.unconvertedOldMaster:
 		return false
 	case c.infoAge > infoValidity:
 		return false
@@ -126,16 +137,17 @@ func (s *Sentinel) candidateOf(r *instance) candidate {
 		infoAge = s.now
 	}
 	return candidate{
-		key:           r.name,
-		runid:         r.runid,
-		priority:      r.priority,
-		priorityKnown: r.priorityKnown,
-		reportsMaster: r.roleReported == fMaster,
-		offset:        r.replOffset,
-		down:          r.flags&(fSDown|fODown) != 0,
-		disconnected:  r.link.disconnected(),
-		lastAvailAge:  s.now - r.link.lastAvailTime,
-		infoAge:       infoAge,
-		linkDownTime:  r.masterLinkDownTime,
+		key:                  r.name,
+		runid:                r.runid,
+		priority:             r.priority,
+		priorityKnown:        r.priorityKnown,
+		reportsMaster:        r.roleReported == fMaster,
+		unconvertedOldMaster: r.formerMaster && r.roleReported == fMaster && r.master.roleReported == fMaster,
+		offset:               r.replOffset,
+		down:                 r.flags&(fSDown|fODown) != 0,
+		disconnected:         r.link.disconnected(),
+		lastAvailAge:         s.now - r.link.lastAvailTime,
+		infoAge:              infoAge,
+		linkDownTime:         r.masterLinkDownTime,
 	}
 }

@@ -125,14 +125,55 @@ func TestOldMasterPriorityCarried(t *testing.T) {
 	if m.priorityKnown {
 		t.Fatalf("the new master inherited the old address's priority %d", m.priority)
 	}
+	s.Step(1, LinkConnected{Link: old.link.id, Conn: old.link.cc})
+	s.Step(1, LinkConnected{Link: old.link.id, Conn: old.link.pc})
+	s.refreshInfo(old, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n") // restarted as master
+	if got := s.selectSlave(m); got != nil {
+		t.Fatalf("selected %s, last seen with slave_priority 0", got.name)
+	}
+}
+
+// TestUnconvertedOldMasterNotPromoted: the old master after +switch-master,
+// still running as master and never seen as a replica since (isolated,
+// not converted yet: fault lab C7), is not promoted by a later failover —
+// it lacks every write the new master acknowledged. It is eligible again
+// once the new master reports role:slave (it replicates from the old
+// master, which then holds everything, or from another node: its own
+// writes are lost with that sync anyway), or once it was seen as a replica
+// (a later promotion of it by a peer's failover is then an ordinary
+// promoted replica).
+func TestUnconvertedOldMasterNotPromoted(t *testing.T) {
+	s := newTestCore(t)
+	m := s.masters["mym"]
+	if !s.resetMasterAndChangeAddress(m, "127.0.0.1", 6380) {
+		t.Fatal("reset failed")
+	}
 	s.Step(100, Tick{}) // connects the new replica objects
+	old := m.lookupReplica("127.0.0.1", 6379)
 	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.cc})
 	s.Step(101, LinkConnected{Link: old.link.id, Conn: old.link.pc})
 	if old.link.disconnected() {
 		t.Fatal("the old master's link is not up")
 	}
-	s.refreshInfo(old, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n") // restarted as master
+	s.refreshInfo(old, "run_id:"+strings.Repeat("9", 40)+"\r\nrole:master\r\n")
 	if got := s.selectSlave(m); got != nil {
-		t.Fatalf("selected %s, last seen with slave_priority 0", got.name)
+		t.Fatalf("selected %s, the old master not converted yet", got.name)
+	}
+	s.refreshInfo(m, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6379\r\n")
+	if got := s.selectSlave(m); got != old {
+		t.Fatalf("the master replicates from the old master, which holds all its data, but it was not selected: %v", got)
+	}
+	s.refreshInfo(m, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6381\r\n")
+	if got := s.selectSlave(m); got != old {
+		t.Fatalf("the master replicates from a third node (its own writes are lost with the next sync), but the old master was not selected: %v", got)
+	}
+	s.refreshInfo(m, "role:master\r\n")
+	if got := s.selectSlave(m); got != nil {
+		t.Fatalf("selected %s, the old master not converted yet, the master back as master", got.name)
+	}
+	s.refreshInfo(old, "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:6380\r\nslave_priority:7\r\n") // converted
+	s.refreshInfo(old, "role:master\r\n")                                                                 // then promoted by a peer
+	if got := s.selectSlave(m); got != old {
+		t.Fatalf("a converted old master promoted later is not selected: %v", got)
 	}
 }
