@@ -103,15 +103,7 @@ func TestReadOnlyConfigDirNoVote(t *testing.T) {
 			}
 			master.Stop()
 			t.Cleanup(master.Cont)
-			testutil.WaitFor(t, 10*time.Second, "the master flagged s_down", func() bool {
-				m, err := c.Do(ctx, "SENTINEL", "MASTER", "mym").StringSlice()
-				for i := 0; err == nil && i+1 < len(m); i += 2 {
-					if m[i] == "flags" {
-						return strings.Contains(m[i+1], "s_down")
-					}
-				}
-				return false
-			})
+			waitMasterSDown(t, c, "mym")
 			setReadOnly(t, s, cfgDir, true)
 
 			// Still durable as far as it knows: it votes, the save fails,

@@ -155,15 +155,7 @@ func TestEpochPoisoning(t *testing.T) {
 				t.Fatal(err)
 			}
 			master.Stop()
-			testutil.WaitFor(t, 10*time.Second, "the master flagged s_down", func() bool {
-				m, err := c.Do(ctx, "SENTINEL", "MASTER", "mym").StringSlice()
-				for i := 0; err == nil && i+1 < len(m); i += 2 {
-					if m[i] == "flags" {
-						return strings.Contains(m[i+1], "s_down")
-					}
-				}
-				return false
-			})
+			waitMasterSDown(t, c, "mym")
 			v, err = c.Do(ctx, "SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", port, "3", peer).Slice()
 			if err != nil || len(v) != 3 || v[1] != peer || v[2] != int64(3) {
 				t.Fatalf("plausible vote request, master down = %v, %v", v, err)
@@ -173,4 +165,20 @@ func TestEpochPoisoning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitMasterSDown waits until the sentinel behind c flags master name
+// s_down (SENTINEL MASTER flags).
+func waitMasterSDown(t *testing.T, c *redis.Client, name string) {
+	t.Helper()
+	ctx := context.Background()
+	testutil.WaitFor(t, 10*time.Second, "master "+name+" flagged s_down", func() bool {
+		m, err := c.Do(ctx, "SENTINEL", "MASTER", name).StringSlice()
+		for i := 0; err == nil && i+1 < len(m); i += 2 {
+			if m[i] == "flags" {
+				return strings.Contains(m[i+1], "s_down")
+			}
+		}
+		return false
+	})
 }
