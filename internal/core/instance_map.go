@@ -1,95 +1,124 @@
 package core
 
 // instanceMap renders addReplySentinelRedisInstance: the field order is
-// part of the contract (tools read num-other-sentinels at index 33).
+// part of the contract (tools read num-other-sentinels at index 33). The
+// fields every instance has come first, then those of its role, in
+// sentinel.c's order: data nodes (master or replica), masters, replicas,
+// sentinels.
 func (s *Sentinel) instanceMap(i *instance) Value {
-	l := i.link
-	kv := make([]Value, 0, 64)
-	add := func(k string, v Value) { kv = append(kv, Bulk(k), v) }
-	addInt := func(k string, n int64) { add(k, BulkInt(n)) }
+	f := instanceFields{kv: make([]Value, 0, 64)}
+	s.commonFields(&f, i)
+	if i.isMaster() || i.isSlave() {
+		s.dataNodeFields(&f, i)
+	}
+	if i.isMaster() {
+		masterFields(&f, i.m)
+	}
+	if i.isSlave() {
+		replicaFields(&f, i)
+	}
+	if i.isSentinel() {
+		s.sentinelFields(&f, i)
+	}
+	return Map(f.kv...)
+}
 
-	add("name", Bulk(i.name))
-	add("ip", Bulk(s.announceHost(i.addr)))
-	addInt("port", int64(i.addr.Port))
-	add("runid", Bulk(i.runid))
-	add("flags", Bulk(i.flagsString()))
-	addInt("link-pending-commands", int64(l.pending))
-	addInt("link-refcount", int64(l.refcount))
+// instanceFields accumulates the key/value pairs of instanceMap.
+type instanceFields struct{ kv []Value }
+
+func (f *instanceFields) add(k string, v Value)    { f.kv = append(f.kv, Bulk(k), v) }
+func (f *instanceFields) addInt(k string, n int64) { f.add(k, BulkInt(n)) }
+
+// commonFields: name to down-after-milliseconds, every kind of instance.
+func (s *Sentinel) commonFields(f *instanceFields, i *instance) {
+	l := i.link
+	f.add("name", Bulk(i.name))
+	f.add("ip", Bulk(s.announceHost(i.addr)))
+	f.addInt("port", int64(i.addr.Port))
+	f.add("runid", Bulk(i.runid))
+	f.add("flags", Bulk(i.flagsString()))
+	f.addInt("link-pending-commands", int64(l.pending))
+	f.addInt("link-refcount", int64(l.refcount))
 	if i.flags&fFailoverInProgress != 0 {
-		add("failover-state", Bulk(i.m.failoverState.String()))
+		f.add("failover-state", Bulk(i.m.failoverState.String()))
 	}
 	lastPingSent := Millis(0)
 	if l.actPingTime != 0 {
 		lastPingSent = s.now - l.actPingTime
 	}
-	addInt("last-ping-sent", lastPingSent)
-	addInt("last-ok-ping-reply", s.now-l.lastAvailTime)
-	addInt("last-ping-reply", s.now-l.lastPongTime)
+	f.addInt("last-ping-sent", lastPingSent)
+	f.addInt("last-ok-ping-reply", s.now-l.lastAvailTime)
+	f.addInt("last-ping-reply", s.now-l.lastPongTime)
 	if i.flags&fSDown != 0 {
-		addInt("s-down-time", s.now-i.sdownSince)
+		f.addInt("s-down-time", s.now-i.sdownSince)
 	}
 	if i.flags&fODown != 0 {
-		addInt("o-down-time", s.now-i.odownSince)
+		f.addInt("o-down-time", s.now-i.odownSince)
 	}
-	addInt("down-after-milliseconds", i.downAfter)
+	f.addInt("down-after-milliseconds", i.downAfter)
+}
 
-	if i.isMaster() || i.isSlave() {
-		infoRefresh := Millis(0)
-		if i.infoRefresh != 0 {
-			infoRefresh = s.now - i.infoRefresh
-		}
-		addInt("info-refresh", infoRefresh)
-		role := "master"
-		if i.roleReported == fSlave {
-			role = "slave"
-		}
-		add("role-reported", Bulk(role))
-		addInt("role-reported-time", s.now-i.roleReportedTime)
+// dataNodeFields: what INFO told us, masters and replicas.
+func (s *Sentinel) dataNodeFields(f *instanceFields, i *instance) {
+	infoRefresh := Millis(0)
+	if i.infoRefresh != 0 {
+		infoRefresh = s.now - i.infoRefresh
 	}
-	if i.isMaster() {
-		ms := i.m
-		addInt("config-epoch", int64(ms.configEpoch))
-		addInt("num-slaves", int64(len(ms.replicas)))
-		addInt("num-other-sentinels", int64(len(ms.sentinels)))
-		addInt("quorum", int64(ms.quorum))
-		addInt("failover-timeout", ms.failoverTimeout)
-		addInt("parallel-syncs", int64(ms.parallelSyncs))
-		if ms.notificationScript != "" {
-			add("notification-script", Bulk(ms.notificationScript))
-		}
-		if ms.clientReconfigScript != "" {
-			add("client-reconfig-script", Bulk(ms.clientReconfigScript))
-		}
+	f.addInt("info-refresh", infoRefresh)
+	role := "master"
+	if i.roleReported == fSlave {
+		role = "slave"
 	}
-	if i.isSlave() {
-		addInt("master-link-down-time", i.masterLinkDownTime)
-		status := "err"
-		if i.slaveMasterLinkUp {
-			status = "ok"
-		}
-		add("master-link-status", Bulk(status))
-		host := i.slaveMasterHost
-		if host == "" {
-			host = "?"
-		}
-		add("master-host", Bulk(host))
-		addInt("master-port", int64(i.slaveMasterPort))
-		addInt("slave-priority", int64(i.priority))
-		add("slave-repl-offset", Bulk(uitoa(i.replOffset)))
-		announced := int64(0)
-		if i.replicaAnnounced {
-			announced = 1
-		}
-		addInt("replica-announced", announced)
+	f.add("role-reported", Bulk(role))
+	f.addInt("role-reported-time", s.now-i.roleReportedTime)
+}
+
+// masterFields: the master's configuration and counts.
+func masterFields(f *instanceFields, ms *masterState) {
+	f.addInt("config-epoch", int64(ms.configEpoch))
+	f.addInt("num-slaves", int64(len(ms.replicas)))
+	f.addInt("num-other-sentinels", int64(len(ms.sentinels)))
+	f.addInt("quorum", int64(ms.quorum))
+	f.addInt("failover-timeout", ms.failoverTimeout)
+	f.addInt("parallel-syncs", int64(ms.parallelSyncs))
+	if ms.notificationScript != "" {
+		f.add("notification-script", Bulk(ms.notificationScript))
 	}
-	if i.isSentinel() {
-		addInt("last-hello-message", s.now-i.lastHelloTime)
-		leader := i.leader
-		if leader == "" {
-			leader = "?"
-		}
-		add("voted-leader", Bulk(leader))
-		addInt("voted-leader-epoch", int64(i.leaderEpoch))
+	if ms.clientReconfigScript != "" {
+		f.add("client-reconfig-script", Bulk(ms.clientReconfigScript))
 	}
-	return Map(kv...)
+}
+
+// replicaFields: the replica's link to its master, priority and offset.
+func replicaFields(f *instanceFields, i *instance) {
+	f.addInt("master-link-down-time", i.masterLinkDownTime)
+	status := "err"
+	if i.slaveMasterLinkUp {
+		status = "ok"
+	}
+	f.add("master-link-status", Bulk(status))
+	host := i.slaveMasterHost
+	if host == "" {
+		host = "?"
+	}
+	f.add("master-host", Bulk(host))
+	f.addInt("master-port", int64(i.slaveMasterPort))
+	f.addInt("slave-priority", int64(i.priority))
+	f.add("slave-repl-offset", Bulk(uitoa(i.replOffset)))
+	announced := int64(0)
+	if i.replicaAnnounced {
+		announced = 1
+	}
+	f.addInt("replica-announced", announced)
+}
+
+// sentinelFields: the peer's last hello and the vote it reported.
+func (s *Sentinel) sentinelFields(f *instanceFields, i *instance) {
+	f.addInt("last-hello-message", s.now-i.lastHelloTime)
+	leader := i.leader
+	if leader == "" {
+		leader = "?"
+	}
+	f.add("voted-leader", Bulk(leader))
+	f.addInt("voted-leader-epoch", int64(i.leaderEpoch))
 }

@@ -172,75 +172,83 @@ func (a *acl) apply(u *user, rules []string) error {
 }
 
 // applyOne applies one rule of ACL SETUSER to u, like Redis' ACLSetUser:
-// user flags and passwords here, "(...)" as a new selector, everything
-// else to the root selector.
+// user flags (userKeywordRules) and passwords (userPrefixRules) here,
+// "(...)" as a new selector, everything else to the root selector.
 func (a *acl) applyOne(u *user, r string) error {
 	lr := strings.ToLower(r)
-	switch lr {
-	case "on":
-		u.enabled = true
-		return nil
-	case "off":
-		u.enabled = false
-		return nil
-	case "nopass":
-		u.nopass = true
-		u.passwords = nil
-		return nil
-	case "resetpass":
-		u.nopass = false
-		u.passwords = nil
-		return nil
-	case "reset":
+	if lr == "reset" {
 		for _, x := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "clearselectors", "-@all"} {
 			_ = a.applyOne(u, x)
 		}
 		return nil
-	case "sanitize-payload", "skip-sanitize-payload":
-		u.sanitize = lr
-		return nil
-	case "clearselectors":
-		u.selectors = nil
+	}
+	if set, ok := userKeywordRules[lr]; ok {
+		set(u)
 		return nil
 	}
 	if r == "" {
 		return errACLSyntax
 	}
-	switch r[0] {
-	case '>':
-		h := hashPassword(r[1:])
-		if !slices.Contains(u.passwords, h) {
-			u.passwords = append(u.passwords, h)
+	if r[0] == '(' && len(r) >= 2 && r[len(r)-1] == ')' {
+		sel, err := a.parseSelector(r[1 : len(r)-1])
+		if err != nil {
+			return err
 		}
-		u.nopass = false
+		u.selectors = append(u.selectors, sel)
 		return nil
-	case '<':
-		return removePassword(u, hashPassword(r[1:]))
-	case '#':
-		if !validHash(r[1:]) {
-			return errACLBadHash
-		}
-		if !slices.Contains(u.passwords, r[1:]) {
-			u.passwords = append(u.passwords, r[1:])
-		}
-		u.nopass = false
-		return nil
-	case '!':
-		if !validHash(r[1:]) {
-			return errACLBadHash
-		}
-		return removePassword(u, r[1:])
-	case '(':
-		if len(r) >= 2 && r[len(r)-1] == ')' {
-			sel, err := a.parseSelector(r[1 : len(r)-1])
-			if err != nil {
-				return err
-			}
-			u.selectors = append(u.selectors, sel)
-			return nil
-		}
+	}
+	if set, ok := userPrefixRules[r[0]]; ok {
+		return set(u, r[1:])
 	}
 	return a.applySelector(&u.selector, r)
+}
+
+// userKeywordRules are the ACL SETUSER rules that are one word about the
+// user itself (matched case-insensitively; "reset", which applies several
+// of them, is in applyOne).
+var userKeywordRules = map[string]func(u *user){
+	"on":  func(u *user) { u.enabled = true },
+	"off": func(u *user) { u.enabled = false },
+	"nopass": func(u *user) {
+		u.nopass = true
+		u.passwords = nil
+	},
+	"resetpass": func(u *user) {
+		u.nopass = false
+		u.passwords = nil
+	},
+	"sanitize-payload":      func(u *user) { u.sanitize = "sanitize-payload" },
+	"skip-sanitize-payload": func(u *user) { u.sanitize = "skip-sanitize-payload" },
+	"clearselectors":        func(u *user) { u.selectors = nil },
+}
+
+// userPrefixRules are the password rules, keyed by their first byte:
+// >clear and <clear add and remove a password, #hash and !hash the same
+// by its SHA-256 hex.
+var userPrefixRules = map[byte]func(u *user, arg string) error{
+	'>': func(u *user, pass string) error { return addPassword(u, hashPassword(pass)) },
+	'<': func(u *user, pass string) error { return removePassword(u, hashPassword(pass)) },
+	'#': func(u *user, h string) error {
+		if !validHash(h) {
+			return errACLBadHash
+		}
+		return addPassword(u, h)
+	},
+	'!': func(u *user, h string) error {
+		if !validHash(h) {
+			return errACLBadHash
+		}
+		return removePassword(u, h)
+	},
+}
+
+// addPassword adds the hash h to u's passwords (once) and clears nopass.
+func addPassword(u *user, h string) error {
+	if !slices.Contains(u.passwords, h) {
+		u.passwords = append(u.passwords, h)
+	}
+	u.nopass = false
+	return nil
 }
 
 // parseSelector builds a selector from the inside of "(...)": rules split

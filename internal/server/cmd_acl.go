@@ -46,134 +46,173 @@ var aclHelp = []string{
 const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
 
 func cmdACL(c *client, cmd *command, args [][]byte) {
-	a := c.s.acl
-	switch cmd.name {
-	case "acl|setuser":
-		rules := make([]string, len(args)-3)
-		for i, r := range args[3:] {
-			rules[i] = string(r)
-		}
-		if bad, err := a.setUser(string(args[2]), rules); err != nil {
-			var up *UnmatchedParenError
-			if errors.As(err, &up) {
-				c.addError("ERR " + err.Error())
-				return
-			}
-			c.addError("ERR Error in ACL SETUSER modifier '" + bad + "': " + err.Error())
-			return
-		}
-		c.s.killRevokedSubscribers(c, string(args[2]))
-		c.addReply([]byte("+OK\r\n"))
-	case "acl|deluser":
-		deleted := 0
-		var gone []string
-		a.mu.Lock()
-		for _, n := range args[2:] {
-			name := string(n)
-			if name == "default" {
-				a.mu.Unlock()
-				c.addError("ERR " + errACLDefaultDelete.Error())
-				return
-			}
-		}
-		for _, n := range args[2:] {
-			name := string(n)
-			if _, ok := a.users[name]; ok {
-				delete(a.users, name)
-				deleted++
-				gone = append(gone, name)
-			}
-		}
-		a.mu.Unlock()
-		c.s.disconnectUsers(c, gone)
-		c.addReply(resp.AppendInt(nil, int64(deleted)))
-	case "acl|getuser":
-		a.mu.RLock()
-		u := a.users[string(args[2])]
-		var v resp.Value
-		if u == nil {
-			v = resp.NullBulk()
-		} else {
-			flags := make([]resp.Value, 0, 2)
-			for _, f := range u.flags() {
-				flags = append(flags, resp.Bulk(f))
-			}
-			sels := make([]resp.Value, len(u.selectors))
-			for i, s := range u.selectors {
-				sels[i] = resp.Map(s.getuserFields()...)
-			}
-			fields := []resp.Value{
-				resp.Bulk("flags"), resp.Set(flags...),
-				resp.Bulk("passwords"), resp.BulkArray(u.passwords...),
-			}
-			fields = append(fields, u.selector.getuserFields()...)
-			fields = append(fields, resp.Bulk("selectors"), resp.Array(sels...))
-			v = resp.Map(fields...)
-		}
-		a.mu.RUnlock()
-		c.addValue(v)
-	case "acl|list":
-		a.mu.RLock()
-		var lines []string
-		for _, n := range sortedUsers(a) {
-			lines = append(lines, a.users[n].describe())
-		}
-		a.mu.RUnlock()
-		c.addValue(resp.BulkArray(lines...))
-	case "acl|users":
-		a.mu.RLock()
-		names := sortedUsers(a)
-		a.mu.RUnlock()
-		c.addValue(resp.BulkArray(names...))
-	case "acl|whoami":
-		c.mu.Lock()
-		u := c.user
-		c.mu.Unlock()
-		c.addReply(resp.AppendBulkString(nil, u))
-	case "acl|cat":
-		if len(args) == 2 {
-			c.addValue(resp.BulkArray(c.s.tab.cats...))
-			return
-		}
-		cat := strings.ToLower(string(args[2]))
-		if !slices.Contains(c.s.tab.cats, cat) {
-			c.addError("ERR Unknown category '" + string(args[2]) + "'")
-			return
-		}
-		var names []string
-		for _, x := range c.s.tab.all {
-			if x.hasCategory(cat) {
-				names = append(names, x.name)
-			}
-		}
-		c.addValue(resp.BulkArray(names...))
-	case "acl|genpass":
-		bits := int64(256)
-		if len(args) == 3 {
-			n, ok := parseInt(string(args[2]))
-			if !ok {
-				c.addError("ERR value is not an integer or out of range")
-				return
-			}
-			if n <= 0 || n > 4096 {
-				c.addError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
-				return
-			}
-			bits = n
-		}
-		chars := int((bits + 3) / 4)
-		buf := make([]byte, (chars+1)/2)
-		_, _ = rand.Read(buf)
-		c.addReply(resp.AppendBulkString(nil, hex.EncodeToString(buf)[:chars]))
-	case "acl|log":
-		aclLogCommand(c, args)
-	case "acl|save", "acl|load":
-		aclFileCommand(c, cmd.name)
-	case "acl|dryrun":
-		aclDryRun(c, args)
-	case "acl|help":
-		c.addReply(helpReply(aclHelp))
+	if h, ok := aclSubcommands[cmd.name[len("acl|"):]]; ok {
+		h(c, args)
+		return
 	}
+	c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try ACL HELP.")
+}
+
+// aclSubcommands handles each ACL subcommand (arity is checked by the
+// command table before; TestACLSubcommandsHandled keeps the two in step).
+var aclSubcommands = map[string]func(c *client, args [][]byte){
+	"setuser": aclSetUser,
+	"deluser": aclDelUser,
+	"getuser": aclGetUser,
+	"list":    aclList,
+	"users":   aclUsers,
+	"whoami":  aclWhoami,
+	"cat":     aclCat,
+	"genpass": aclGenpass,
+	"log":     aclLogCommand,
+	"save":    func(c *client, _ [][]byte) { aclFileCommand(c, "acl|save") },
+	"load":    func(c *client, _ [][]byte) { aclFileCommand(c, "acl|load") },
+	"dryrun":  aclDryRun,
+	"help":    func(c *client, _ [][]byte) { c.addReply(helpReply(aclHelp)) },
+}
+
+// aclSetUser: ACL SETUSER username [rule ...].
+func aclSetUser(c *client, args [][]byte) {
+	rules := make([]string, len(args)-3)
+	for i, r := range args[3:] {
+		rules[i] = string(r)
+	}
+	if bad, err := c.s.acl.setUser(string(args[2]), rules); err != nil {
+		var up *UnmatchedParenError
+		if errors.As(err, &up) {
+			c.addError("ERR " + err.Error())
+			return
+		}
+		c.addError("ERR Error in ACL SETUSER modifier '" + bad + "': " + err.Error())
+		return
+	}
+	c.s.killRevokedSubscribers(c, string(args[2]))
+	c.addReply([]byte("+OK\r\n"))
+}
+
+// aclDelUser: ACL DELUSER username [username ...]; the default user
+// cannot be deleted, and nothing is deleted if it is named.
+func aclDelUser(c *client, args [][]byte) {
+	a := c.s.acl
+	for _, n := range args[2:] {
+		if string(n) == "default" {
+			c.addError("ERR " + errACLDefaultDelete.Error())
+			return
+		}
+	}
+	var gone []string
+	a.mu.Lock()
+	for _, n := range args[2:] {
+		name := string(n)
+		if _, ok := a.users[name]; ok {
+			delete(a.users, name)
+			gone = append(gone, name)
+		}
+	}
+	a.mu.Unlock()
+	c.s.disconnectUsers(c, gone)
+	c.addReply(resp.AppendInt(nil, int64(len(gone))))
+}
+
+// aclGetUser: ACL GETUSER username, the map Redis 7 returns (nil if the
+// user does not exist).
+func aclGetUser(c *client, args [][]byte) {
+	a := c.s.acl
+	a.mu.RLock()
+	u := a.users[string(args[2])]
+	var v resp.Value
+	if u == nil {
+		v = resp.NullBulk()
+	} else {
+		flags := make([]resp.Value, 0, 2)
+		for _, f := range u.flags() {
+			flags = append(flags, resp.Bulk(f))
+		}
+		sels := make([]resp.Value, len(u.selectors))
+		for i, s := range u.selectors {
+			sels[i] = resp.Map(s.getuserFields()...)
+		}
+		fields := []resp.Value{
+			resp.Bulk("flags"), resp.Set(flags...),
+			resp.Bulk("passwords"), resp.BulkArray(u.passwords...),
+		}
+		fields = append(fields, u.selector.getuserFields()...)
+		fields = append(fields, resp.Bulk("selectors"), resp.Array(sels...))
+		v = resp.Map(fields...)
+	}
+	a.mu.RUnlock()
+	c.addValue(v)
+}
+
+// aclList: ACL LIST, every user in config-file form, sorted by name.
+func aclList(c *client, _ [][]byte) {
+	a := c.s.acl
+	a.mu.RLock()
+	var lines []string
+	for _, n := range sortedUsers(a) {
+		lines = append(lines, a.users[n].describe())
+	}
+	a.mu.RUnlock()
+	c.addValue(resp.BulkArray(lines...))
+}
+
+// aclUsers: ACL USERS, the sorted user names.
+func aclUsers(c *client, _ [][]byte) {
+	a := c.s.acl
+	a.mu.RLock()
+	names := sortedUsers(a)
+	a.mu.RUnlock()
+	c.addValue(resp.BulkArray(names...))
+}
+
+// aclWhoami: ACL WHOAMI, the connection's user.
+func aclWhoami(c *client, _ [][]byte) {
+	c.mu.Lock()
+	u := c.user
+	c.mu.Unlock()
+	c.addReply(resp.AppendBulkString(nil, u))
+}
+
+// aclCat: ACL CAT [category], the categories or the commands of one.
+func aclCat(c *client, args [][]byte) {
+	if len(args) == 2 {
+		c.addValue(resp.BulkArray(c.s.tab.cats...))
+		return
+	}
+	cat := strings.ToLower(string(args[2]))
+	if !slices.Contains(c.s.tab.cats, cat) {
+		c.addError("ERR Unknown category '" + string(args[2]) + "'")
+		return
+	}
+	var names []string
+	for _, x := range c.s.tab.all {
+		if x.hasCategory(cat) {
+			names = append(names, x.name)
+		}
+	}
+	c.addValue(resp.BulkArray(names...))
+}
+
+// aclGenpass: ACL GENPASS [bits], a random hex password (256 bits by
+// default, at most 4096).
+func aclGenpass(c *client, args [][]byte) {
+	bits := int64(256)
+	if len(args) == 3 {
+		n, ok := parseInt(string(args[2]))
+		if !ok {
+			c.addError("ERR value is not an integer or out of range")
+			return
+		}
+		if n <= 0 || n > 4096 {
+			c.addError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
+			return
+		}
+		bits = n
+	}
+	chars := int((bits + 3) / 4)
+	buf := make([]byte, (chars+1)/2)
+	_, _ = rand.Read(buf)
+	c.addReply(resp.AppendBulkString(nil, hex.EncodeToString(buf)[:chars]))
 }
 
 // aclDryRun: ACL DRYRUN user command [args...].

@@ -325,6 +325,59 @@ func (f *killFilter) match(self, o *client) bool {
 	return true
 }
 
+// killFilterOptions parses each <option> <value> of CLIENT KILL's new
+// form into the filter; a setter returns the error reply, or "".
+var killFilterOptions = map[string]func(c *client, f *killFilter, val string) string{
+	"id": func(_ *client, f *killFilter, val string) string {
+		id, ok := parseInt(val)
+		if !ok || id <= 0 {
+			return "ERR client-id should be greater than 0"
+		}
+		f.id = id
+		return ""
+	},
+	"type": func(_ *client, f *killFilter, val string) string {
+		t := strings.ToLower(val)
+		if !validClientType(t) {
+			return "ERR Unknown client type '" + val + "'"
+		}
+		f.typ = normalType(t)
+		return ""
+	},
+	"addr":  func(_ *client, f *killFilter, val string) string { f.addr = val; return "" },
+	"laddr": func(_ *client, f *killFilter, val string) string { f.laddr = val; return "" },
+	"user": func(c *client, f *killFilter, val string) string {
+		c.s.acl.mu.RLock()
+		_, ok := c.s.acl.users[val]
+		c.s.acl.mu.RUnlock()
+		if !ok {
+			return "ERR No such user '" + val + "'"
+		}
+		f.user = val
+		return ""
+	},
+	"skipme": func(_ *client, f *killFilter, val string) string {
+		switch strings.ToLower(val) {
+		case "yes":
+			f.skipMe = true
+		case "no":
+			f.skipMe = false
+		default:
+			return "ERR syntax error"
+		}
+		return ""
+	},
+	// maxage is a Redis 7.4 addition; 7.0.15 answers "syntax error".
+	"maxage": func(_ *client, f *killFilter, val string) string {
+		n, ok := parseInt(val)
+		if !ok || n < 0 {
+			return "ERR syntax error"
+		}
+		f.maxAge = n
+		return ""
+	},
+}
+
 // clientKillCmd: CLIENT KILL ip:port | CLIENT KILL <filter> <value> ...
 func clientKillCmd(c *client, args [][]byte) {
 	f := killFilter{skipMe: true}
@@ -337,55 +390,13 @@ func clientKillCmd(c *client, args [][]byte) {
 		return
 	} else {
 		for i := 2; i < len(args); i += 2 {
-			opt, val := strings.ToLower(string(args[i])), string(args[i+1])
-			switch opt {
-			case "id":
-				id, ok := parseInt(val)
-				if !ok || id <= 0 {
-					c.addError("ERR client-id should be greater than 0")
-					return
-				}
-				f.id = id
-			case "type":
-				t := strings.ToLower(val)
-				if !validClientType(t) {
-					c.addError("ERR Unknown client type '" + val + "'")
-					return
-				}
-				f.typ = normalType(t)
-			case "addr":
-				f.addr = val
-			case "laddr":
-				f.laddr = val
-			case "user":
-				c.s.acl.mu.RLock()
-				_, ok := c.s.acl.users[val]
-				c.s.acl.mu.RUnlock()
-				if !ok {
-					c.addError("ERR No such user '" + val + "'")
-					return
-				}
-				f.user = val
-			case "skipme":
-				switch strings.ToLower(val) {
-				case "yes":
-					f.skipMe = true
-				case "no":
-					f.skipMe = false
-				default:
-					c.addError("ERR syntax error")
-					return
-				}
-			case "maxage":
-				// Redis 7.4 addition; 7.0.15 answers "syntax error".
-				n, ok := parseInt(val)
-				if !ok || n < 0 {
-					c.addError("ERR syntax error")
-					return
-				}
-				f.maxAge = n
-			default:
+			set, ok := killFilterOptions[strings.ToLower(string(args[i]))]
+			if !ok {
 				c.addError("ERR syntax error")
+				return
+			}
+			if msg := set(c, &f, string(args[i+1])); msg != "" {
+				c.addError(msg)
 				return
 			}
 		}

@@ -119,3 +119,23 @@ func TestClientSubcommandsHandled(t *testing.T) {
 		}
 	}
 }
+
+// TestACLSubcommandsHandled: every ACL subcommand of the command table has
+// a handler, and every handler is in the table.
+func TestACLSubcommandsHandled(t *testing.T) {
+	tb, err := loadTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acl := tb.top["acl"]
+	for name := range acl.subs {
+		if aclSubcommands[name] == nil {
+			t.Errorf("ACL %s is in the table but has no handler", name)
+		}
+	}
+	for name := range aclSubcommands {
+		if acl.subs[name] == nil {
+			t.Errorf("ACL %s has a handler but is not in the table", name)
+		}
+	}
+}
