@@ -379,7 +379,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	s.closeConn(m.link, false)
 	s.closeConn(m.link, true)
 	m.flags &= fMaster
-	ms.leader = ""
+	ms.ourVote = ""
 	ms.newer = masterNewer{} // coordinated.go
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = 0

@@ -81,7 +81,7 @@ func (s *Sentinel) askPeriodFor(m, si *instance) Millis {
 // FastAskPeriod of its own S_DOWN instead of a whole ask-period later.
 func (s *Sentinel) electionReask(m, si *instance) bool {
 	return m.m.failoverState == FailoverWaitStart && si.flags&fMasterDown == 0 &&
-		si.leaderEpoch != m.m.failoverEpoch
+		si.votedLeaderEpoch != m.m.failoverEpoch
 }
 
 // reactToMasterDownReply re-evaluates ODOWN (and a failover start) as

@@ -29,7 +29,7 @@ type instance struct {
 	name     string // master name, replica "ip:port", sentinel runid
 	addr     Addr
 	runid    string
-	link     *link
+	link     *instanceLink
 	master   *instance // nil for masters
 	released bool      // removed: late replies are discarded
 
@@ -69,10 +69,13 @@ type instance struct {
 	// yet, and is not promoted (select.go).
 	formerMaster bool
 
-	// sentinel fields: the vote the peer reported
-	leader      string
-	leaderEpoch uint64
-	probe       peerProbe // vote gate (votegate.go)
+	// sentinel fields: the vote the peer reported in its last
+	// is-master-down-by-addr reply (sentinel.c ri->leader and
+	// ri->leader_epoch; SENTINEL SENTINELS shows them as voted-leader and
+	// voted-leader-epoch)
+	votedLeader      string
+	votedLeaderEpoch uint64
+	probe            peerProbe // vote gate (votegate.go)
 
 	// master fields
 	m *masterState
@@ -92,10 +95,10 @@ type masterState struct {
 	authPass             string
 	renames              []Rename
 
-	configEpoch uint64
-	leader      string
-	leaderEpoch uint64
-	probe       peerProbe // vote gate (votegate.go)
+	configEpoch  uint64
+	ourVote      string
+	ourVoteEpoch uint64
+	probe        peerProbe // vote gate (votegate.go)
 
 	replicas  map[string]*instance // key: replicaKey (the replica's name)
 	sentinels map[string]*instance // key: runid (the sentinel's name)

@@ -115,10 +115,10 @@ func replicaFields(f *instanceFields, i *instance) {
 // sentinelFields: the peer's last hello and the vote it reported.
 func (s *Sentinel) sentinelFields(f *instanceFields, i *instance) {
 	f.addInt("last-hello-message", s.now-i.lastHelloTime)
-	leader := i.leader
+	leader := i.votedLeader
 	if leader == "" {
 		leader = "?"
 	}
 	f.add("voted-leader", Bulk(leader))
-	f.addInt("voted-leader-epoch", int64(i.leaderEpoch))
+	f.addInt("voted-leader-epoch", int64(i.votedLeaderEpoch))
 }

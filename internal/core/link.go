@@ -10,10 +10,10 @@ const (
 	connUp
 )
 
-// link is an instanceLink: the connections to one instance and the
+// instanceLink is sentinel.c's instanceLink: the connections to one instance and the
 // failure-detection timestamps, shared by every sentinel object with the
 // same runid (§21).
-type link struct {
+type instanceLink struct {
 	id       LinkID
 	refcount int
 	users    []*instance // instances sharing the link; users[0] sets auth/rename
@@ -37,12 +37,12 @@ type link struct {
 // disconnected is link->disconnected: the command connection, or the
 // pub/sub connection of a master or replica, is missing. A connection
 // being established counts as present, as with hiredis.
-func (l *link) disconnected() bool {
+func (l *instanceLink) disconnected() bool {
 	return l.ccState == connNone || (l.needPC && l.pcState == connNone)
 }
 
 type pendingCmd struct {
-	link *link
+	link *instanceLink
 	conn ConnID
 	kind SendKind
 	inst *instance
@@ -50,9 +50,9 @@ type pendingCmd struct {
 	counted bool // counted in link.pending
 }
 
-func (s *Sentinel) newLink(owner *instance) *link {
+func (s *Sentinel) newLink(owner *instance) *instanceLink {
 	s.nextLink++
-	l := &link{
+	l := &instanceLink{
 		id:            s.nextLink,
 		refcount:      1,
 		users:         []*instance{owner},
@@ -232,7 +232,7 @@ func (s *Sentinel) onLinkClosed(e LinkClosed) {
 
 // closeConn closes one connection of a link on the core's initiative
 // (instanceLinkCloseConnection).
-func (s *Sentinel) closeConn(l *link, pc bool) {
+func (s *Sentinel) closeConn(l *instanceLink, pc bool) {
 	conn, st := l.cc, l.ccState
 	if pc {
 		conn, st = l.pc, l.pcState
@@ -245,7 +245,7 @@ func (s *Sentinel) closeConn(l *link, pc bool) {
 }
 
 // dropConn clears a connection and cancels its pending commands.
-func (s *Sentinel) dropConn(l *link, pc bool) {
+func (s *Sentinel) dropConn(l *instanceLink, pc bool) {
 	conn := l.cc
 	if pc {
 		conn = l.pc

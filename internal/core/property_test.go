@@ -27,29 +27,29 @@ func TestPropertyGetLeader(t *testing.T) {
 			}
 			si := s.createSentinel(m, runid, Addr{Host: "127.0.0.1", IP: "127.0.0.1", Port: 30000 + k})
 			if rng.IntN(4) > 0 {
-				si.leader = ids[rng.IntN(len(ids))]
-				si.leaderEpoch = uint64(4 + rng.IntN(2)) // 4 or 5
+				si.votedLeader = ids[rng.IntN(len(ids))]
+				si.votedLeaderEpoch = uint64(4 + rng.IntN(2)) // 4 or 5
 			}
 		}
 		m.m.quorum = 1 + rng.IntN(len(m.m.sentinels)+1)
 		const epoch = 5
 		s.currentEpoch = uint64(4 + rng.IntN(2))
 		if rng.IntN(2) == 0 {
-			m.m.leader, m.m.leaderEpoch = ids[rng.IntN(len(ids))], uint64(4+rng.IntN(2))
+			m.m.ourVote, m.m.ourVoteEpoch = ids[rng.IntN(len(ids))], uint64(4+rng.IntN(2))
 		} else {
-			m.m.leader, m.m.leaderEpoch = "", 0
+			m.m.ourVote, m.m.ourVoteEpoch = "", 0
 		}
 		before := struct {
 			leader string
 			epoch  uint64
-		}{m.m.leader, m.m.leaderEpoch}
+		}{m.m.ourVote, m.m.ourVoteEpoch}
 
 		w := s.getLeader(m, epoch)
 
-		if before.epoch == epoch && (m.m.leader != before.leader || m.m.leaderEpoch != epoch) {
-			t.Fatalf("iter %d: vote changed within epoch %d: %q -> %q", iter, epoch, before.leader, m.m.leader)
+		if before.epoch == epoch && (m.m.ourVote != before.leader || m.m.ourVoteEpoch != epoch) {
+			t.Fatalf("iter %d: vote changed within epoch %d: %q -> %q", iter, epoch, before.leader, m.m.ourVote)
 		}
-		if m.m.leaderEpoch < before.epoch {
+		if m.m.ourVoteEpoch < before.epoch {
 			t.Fatalf("iter %d: leader epoch decreased", iter)
 		}
 		if w == "" {
@@ -57,11 +57,11 @@ func TestPropertyGetLeader(t *testing.T) {
 		}
 		votes := 0
 		for _, si := range m.sortedSentinels() {
-			if si.leader == w && si.leaderEpoch == epoch {
+			if si.votedLeader == w && si.votedLeaderEpoch == epoch {
 				votes++
 			}
 		}
-		if m.m.leader == w && m.m.leaderEpoch == epoch {
+		if m.m.ourVote == w && m.m.ourVoteEpoch == epoch {
 			votes++
 		}
 		if need := leaderThreshold(len(m.m.sentinels), m.m.quorum); votes < need {

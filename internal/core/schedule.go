@@ -73,7 +73,7 @@ type scheduler struct {
 	timing   Timing
 	inTick   bool
 	tickFrom int // position of the group being handled
-	evLink   *link
+	evLink   *instanceLink
 	evKey    linkKey
 	evInst   *instance
 	keys     []linkKey // scratch: keys of the shared links of the group being handled
@@ -90,7 +90,7 @@ type linkKey struct {
 	pinging, capped  bool
 }
 
-func keyOf(l *link) linkKey {
+func keyOf(l *instanceLink) linkKey {
 	return linkKey{cc: l.cc, pc: l.pc, ccState: l.ccState, pcState: l.pcState,
 		pinging: l.actPingTime != 0, capped: l.pending >= MaxPendingCommands*l.refcount}
 }
@@ -445,7 +445,7 @@ func (s *Sentinel) groupWake(m *instance) Millis {
 	}
 	for _, si := range m.m.sentinels {
 		w = min(w, s.instanceWake(si))
-		if si.flags&fMasterDown != 0 || si.leader != "" {
+		if si.flags&fMasterDown != 0 || si.votedLeader != "" {
 			w = min(w, si.lastMDReplyTime+5*s.timing.AskPeriod+1) // expireMasterDownReply
 		}
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // groupSnap is a shallow copy of everything handleGroup may change.
 type groupSnap struct {
 	insts []instance
-	links []link
+	links []instanceLink
 	ms    masterState
 	epoch uint64
 	gen   uint64

@@ -37,7 +37,7 @@ type Sentinel struct {
 	masters       map[string]*instance
 	mastersSorted sortedCache // cache of sortedMasters
 	dictGen       uint64      // see dictChanged
-	links         map[LinkID]*link
+	links         map[LinkID]*instanceLink
 	pending       map[Tag]*pendingCmd
 	// pendingByConn indexes pending by connection, so that dropping a
 	// connection costs its own commands, not every pending command.
@@ -91,7 +91,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 		resolveIP:         cfg.ResolveIP,
 		timing:            fillTiming(cfg.Timing),
 		masters:           map[string]*instance{},
-		links:             map[LinkID]*link{},
+		links:             map[LinkID]*instanceLink{},
 		pending:           map[Tag]*pendingCmd{},
 		pendingByConn:     map[ConnID]map[Tag]struct{}{},
 		now:               timeBase,
@@ -186,8 +186,8 @@ func (s *Sentinel) loadMaster(mc *MasterConfig) error {
 	ms.authPass = mc.AuthPass
 	ms.renames = append([]Rename(nil), mc.RenameCommands...)
 	ms.configEpoch = mc.ConfigEpoch
-	ms.leaderEpoch = mc.LeaderEpoch
-	ms.leader = mc.Leader
+	ms.ourVoteEpoch = mc.LeaderEpoch
+	ms.ourVote = mc.Leader
 	if ms.configEpoch > s.currentEpoch {
 		s.currentEpoch = ms.configEpoch
 	}

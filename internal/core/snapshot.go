@@ -35,8 +35,8 @@ func (s *Sentinel) snapshot() State {
 			AuthPass:                    ms.authPass,
 			RenameCommands:              append([]Rename(nil), ms.renames...),
 			ConfigEpoch:                 ms.configEpoch,
-			LeaderEpoch:                 ms.leaderEpoch,
-			Leader:                      ms.leader,
+			LeaderEpoch:                 ms.ourVoteEpoch,
+			Leader:                      ms.ourVote,
 			RebootOption:                ms.rebootOption,
 		}
 		for _, r := range m.sortedReplicas() {

@@ -9,8 +9,8 @@ func (s *Sentinel) masterView(m *instance) MasterView {
 		CurrentAddr:       s.currentMasterAddr(m),
 		Quorum:            ms.quorum,
 		ConfigEpoch:       ms.configEpoch,
-		Leader:            ms.leader,
-		LeaderEpoch:       ms.leaderEpoch,
+		Leader:            ms.ourVote,
+		LeaderEpoch:       ms.ourVoteEpoch,
 		SDown:             m.flags&fSDown != 0,
 		ODown:             m.flags&fODown != 0,
 		FailoverState:     ms.failoverState,
@@ -44,8 +44,8 @@ func (s *Sentinel) masterView(m *instance) MasterView {
 			Link:        si.link.id,
 			SDown:       si.flags&fSDown != 0,
 			MasterDown:  si.flags&fMasterDown != 0,
-			Leader:      si.leader,
-			LeaderEpoch: si.leaderEpoch,
+			Leader:      si.votedLeader,
+			LeaderEpoch: si.votedLeaderEpoch,
 		})
 	}
 	return v

@@ -27,16 +27,16 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 		s.markDirty()
 		s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	}
-	if ms.leaderEpoch < reqEpoch && ms.configEpoch < reqEpoch {
-		ms.leader = reqRunID
-		ms.leaderEpoch = reqEpoch
+	if ms.ourVoteEpoch < reqEpoch && ms.configEpoch < reqEpoch {
+		ms.ourVote = reqRunID
+		ms.ourVoteEpoch = reqEpoch
 		s.markDirty()
-		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.leader, ms.leaderEpoch))
-		if !strings.EqualFold(ms.leader, s.myid) {
+		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.ourVote, ms.ourVoteEpoch))
+		if !strings.EqualFold(ms.ourVote, s.myid) {
 			ms.failoverStartTime = s.now + s.desync()
 		}
 	}
-	return ms.leader, ms.leaderEpoch
+	return ms.ourVote, ms.ourVoteEpoch
 }
 
 // desync returns the random 0..999 ms added to failover start times.
@@ -70,11 +70,11 @@ func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
 		// with votes cast for a newer election (sim seed 763). Count only
 		// votes of the election we run; when nothing was adopted
 		// meanwhile, both epochs are equal.
-		if si.leader != "" && si.leaderEpoch == epoch {
-			if counters[si.leader] == 0 {
-				order = append(order, si.leader)
+		if si.votedLeader != "" && si.votedLeaderEpoch == epoch {
+			if counters[si.votedLeader] == 0 {
+				order = append(order, si.votedLeader)
 			}
-			counters[si.leader]++
+			counters[si.votedLeader]++
 		}
 	}
 	winner, maxVotes := "", 0
@@ -139,7 +139,7 @@ func (s *Sentinel) askPeer(m, si *instance) {
 func (s *Sentinel) expireMasterDownReply(si *instance) {
 	if s.now-si.lastMDReplyTime > 5*s.timing.AskPeriod {
 		si.flags &^= fMasterDown
-		si.leader = ""
+		si.votedLeader = ""
 	}
 }
 
@@ -157,11 +157,11 @@ func (s *Sentinel) onIsMasterDownReply(si *instance, v Value) {
 	}
 	if leader := v.Elems[1].Str; leader != "*" {
 		epoch := uint64(v.Elems[2].Int)
-		if si.leaderEpoch != epoch {
+		if si.votedLeaderEpoch != epoch {
 			s.logf(LevelNotice, "%s voted for %s %d", si.name, leader, epoch)
 		}
-		si.leader = leader
-		si.leaderEpoch = epoch
+		si.votedLeader = leader
+		si.votedLeaderEpoch = epoch
 	}
 }
 

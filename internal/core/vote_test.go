@@ -173,8 +173,8 @@ func TestIsMasterDownReplyParsing(t *testing.T) {
 	}
 	for k, tt := range tests {
 		s.onIsMasterDownReply(si, tt.v)
-		if (si.flags&fMasterDown != 0) != tt.down || si.leader != tt.leader || si.leaderEpoch != tt.leaderEpoc {
-			t.Fatalf("case %d: down=%v leader=%q/%d", k, si.flags&fMasterDown != 0, si.leader, si.leaderEpoch)
+		if (si.flags&fMasterDown != 0) != tt.down || si.votedLeader != tt.leader || si.votedLeaderEpoch != tt.leaderEpoc {
+			t.Fatalf("case %d: down=%v leader=%q/%d", k, si.flags&fMasterDown != 0, si.votedLeader, si.votedLeaderEpoch)
 		}
 	}
 }
@@ -185,15 +185,15 @@ func TestLeaderCountsOnlyItsEpoch(t *testing.T) {
 	s := newTestCore(t)
 	m := s.masters["mym"]
 	s.currentEpoch = 5
-	m.m.leader, m.m.leaderEpoch = testMyID, 4 // our own vote, epoch 4
+	m.m.ourVote, m.m.ourVoteEpoch = testMyID, 4 // our own vote, epoch 4
 	for _, si := range m.sortedSentinels() {
-		si.leader, si.leaderEpoch = testMyID, 5
+		si.votedLeader, si.votedLeaderEpoch = testMyID, 5
 	}
 	if w := s.getLeader(m, 4); w != "" {
 		t.Fatalf("elected %q in epoch 4 with epoch-5 votes", w)
 	}
 	for _, si := range m.sortedSentinels() {
-		si.leaderEpoch = 4
+		si.votedLeaderEpoch = 4
 	}
 	if w := s.getLeader(m, 4); w != testMyID {
 		t.Fatalf("not elected with 3 epoch-4 votes: %q", w)

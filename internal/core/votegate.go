@@ -56,7 +56,7 @@ func (s *Sentinel) seesMasterDown(m *instance) bool {
 // refusal is logged and, for a known peer, a coordinated-failover probe
 // is sent.
 func (s *Sentinel) voteGateOpen(m *instance, runid string, epoch uint64) bool {
-	if s.seesMasterDown(m) || m.m.leaderEpoch >= epoch {
+	if s.seesMasterDown(m) || m.m.ourVoteEpoch >= epoch {
 		// Seen down; or the request cannot change our vote (we voted in
 		// its epoch or a newer one), and sentinel.c's answer reveals it.
 		return true

@@ -183,11 +183,11 @@ func TestElectionReask(t *testing.T) {
 	if p := s.askPeriodFor(m, b); p != FastAskPeriod {
 		t.Fatalf("refused peer during the election: ask period %d, want %d", p, FastAskPeriod)
 	}
-	b.leader, b.leaderEpoch = peerC, 3
+	b.votedLeader, b.votedLeaderEpoch = peerC, 3
 	if p := s.askPeriodFor(m, b); p != s.timing.AskPeriod {
 		t.Fatalf("peer that voted: ask period %d", p)
 	}
-	b.leader, b.leaderEpoch = "", 0
+	b.votedLeader, b.votedLeaderEpoch = "", 0
 	m.m.failoverState = FailoverSelectSlave
 	if p := s.askPeriodFor(m, b); p != s.timing.AskPeriod {
 		t.Fatalf("after the election: ask period %d", p)
@@ -208,7 +208,7 @@ func TestReaskOnPeerAskDuringElection(t *testing.T) {
 	m.flags |= fODown | fFailoverInProgress
 	m.m.failoverState, m.m.failoverEpoch = FailoverWaitStart, 1
 	b.lastMDReplyTime, c.lastMDReplyTime = s.now, s.now // answered just now: no periodic ask due
-	c.leader, c.leaderEpoch = testMyID, 1
+	c.votedLeader, c.votedLeaderEpoch = testMyID, 1
 	effs := s.Step(10, Request{ID: 1, Args: []string{"SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "0", "*"}})
 	var asks []string
 	for _, snd := range effectsOf[Send](effs) {

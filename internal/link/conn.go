@@ -34,7 +34,7 @@ type pendingCmd struct {
 // of masters, stacks are a good part of the memory).
 type conn struct {
 	m    *Manager
-	id   ID
+	id   ConnID
 	addr string
 	kind Kind
 
@@ -60,7 +60,7 @@ type conn struct {
 	err     error // first failure
 }
 
-func newConn(m *Manager, id ID, addr string, kind Kind) *conn {
+func newConn(m *Manager, id ConnID, addr string, kind Kind) *conn {
 	return &conn{
 		m:      m,
 		id:     id,
@@ -179,7 +179,7 @@ func (c *conn) run() {
 	c.raw = rawConn(nc)
 	c.mu.Unlock()
 
-	c.m.emit(c, Connected{ID: c.id, LocalIP: localIP(nc)})
+	c.m.emit(c, Connected{Conn: c.id, LocalIP: localIP(nc)})
 
 	c.mu.Lock()
 	wnc, start := c.startWriterLocked() // commands sent before the connection was up
@@ -212,7 +212,7 @@ func (c *conn) finish() {
 	if err == nil {
 		err = fmt.Errorf("%w: %s", ErrConnLost, c.addr)
 	}
-	c.m.emit(c, Closed{ID: c.id, Err: err, Pending: tags})
+	c.m.emit(c, Closed{Conn: c.id, Err: err, Pending: tags})
 }
 
 func (c *conn) dial() (net.Conn, error) {
@@ -320,7 +320,7 @@ func (c *conn) readOne(r *replyReader) bool {
 func (c *conn) deliver(v *resp.Value) bool {
 	if c.kind == PubSub {
 		if ch, payload, ok := pubsubMessage(*v); ok {
-			return c.m.emit(c, Message{ID: c.id, Channel: ch, Payload: payload})
+			return c.m.emit(c, Message{ID: c.id, Conn: ch, Payload: payload})
 		}
 	}
 	c.mu.Lock()
@@ -332,7 +332,7 @@ func (c *conn) deliver(v *resp.Value) bool {
 	p := c.pending[0]
 	c.pending = c.pending[1:]
 	c.mu.Unlock()
-	if !c.m.emit(c, Reply{ID: c.id, Tag: p.tag, Value: *v}) {
+	if !c.m.emit(c, Reply{ID: c.id, Conn: p.tag, Value: *v}) {
 		return false
 	}
 	if p.flags&CloseOnError != 0 && v.IsError() {

@@ -41,7 +41,7 @@
 // Closed.Pending on (the field is the Manager's proof, checked by this
 // package's tests, that every Send was answered or cancelled exactly
 // once). The Manager owns the socket, the write queue and the reply
-// reader, keyed by ID, which is the core's ConnID. The runtime keeps one
+// reader, keyed by ConnID (the core's ConnID). The runtime keeps one
 // table between them (runtime.go connInfo: the core link and role of each
 // ConnID, plus PING send times for the metrics) from the core's Connect
 // until its Close or the Manager's Closed.

@@ -2,9 +2,10 @@ package link
 
 import "github.com/gosentinel/gosentinel/internal/resp"
 
-// ID names one connection; the caller chooses it in [Manager.Dial] and it
+// ConnID names one connection (the core's core.ConnID: the runtime passes
+// it through); the caller chooses it in [Manager.Dial] and it
 // must be unique among the Manager's live connections.
-type ID uint64
+type ConnID uint64
 
 // Tag matches a [Reply] to its [Manager.Send].
 type Tag uint64
@@ -16,7 +17,7 @@ type Event interface{ linkEvent() }
 // address of the socket (the IP the core announces in hello messages when
 // announce-ip is not set).
 type Connected struct {
-	ID      ID
+	Conn    ConnID
 	LocalIP string
 }
 
@@ -24,22 +25,22 @@ type Connected struct {
 // lists, in send order, the tags of the commands that will never get a
 // reply.
 type Closed struct {
-	ID      ID
+	Conn    ConnID
 	Err     error
 	Pending []Tag
 }
 
 // Reply is the answer to the Send with the same tag.
 type Reply struct {
-	ID    ID
-	Tag   Tag
+	ID    ConnID
+	Conn  Tag
 	Value resp.Value
 }
 
 // Message is a pub/sub message received on a pub/sub connection.
 type Message struct {
-	ID      ID
-	Channel string
+	ID      ConnID
+	Conn    string
 	Payload string
 }
 

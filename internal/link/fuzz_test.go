@@ -47,7 +47,7 @@ func FuzzPeerBytes(f *testing.F) {
 		for len(m.events) > 0 {
 			switch ev := (<-m.events).(type) {
 			case Reply:
-				got = append(got, ev.Tag)
+				got = append(got, ev.Conn)
 			case Closed:
 				closed++
 				got = append(got, ev.Pending...)

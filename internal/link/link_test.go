@@ -39,34 +39,34 @@ func next(t *testing.T, m *Manager) Event {
 	}
 }
 
-func mustConnect(t *testing.T, m *Manager, id ID, addr string, kind Kind) Connected {
+func mustConnect(t *testing.T, m *Manager, id ConnID, addr string, kind Kind) Connected {
 	t.Helper()
 	if err := m.Dial(id, addr, kind); err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
 	ev := next(t, m)
 	c, ok := ev.(Connected)
-	if !ok || c.ID != id {
+	if !ok || c.Conn != id {
 		t.Fatalf("want Connected for %d, got %#v", id, ev)
 	}
 	return c
 }
 
-func mustReply(t *testing.T, m *Manager, id ID, tag Tag) resp.Value {
+func mustReply(t *testing.T, m *Manager, id ConnID, tag Tag) resp.Value {
 	t.Helper()
 	ev := next(t, m)
 	r, ok := ev.(Reply)
-	if !ok || r.ID != id || r.Tag != tag {
+	if !ok || r.ID != id || r.Conn != tag {
 		t.Fatalf("want Reply %d/%d, got %#v", id, tag, ev)
 	}
 	return r.Value
 }
 
-func mustClosed(t *testing.T, m *Manager, id ID, want error) Closed {
+func mustClosed(t *testing.T, m *Manager, id ConnID, want error) Closed {
 	t.Helper()
 	for {
 		ev := next(t, m)
-		if c, ok := ev.(Closed); ok && c.ID == id {
+		if c, ok := ev.(Closed); ok && c.Conn == id {
 			if !errors.Is(c.Err, want) {
 				t.Fatalf("Closed error = %v, want %v", c.Err, want)
 			}
@@ -135,12 +135,12 @@ func TestPubSubHelloRoundTrip(t *testing.T) {
 	for !gotReply || !gotMsg {
 		switch ev := next(t, m).(type) {
 		case Reply:
-			if ev.ID != 2 || ev.Tag != 3 || ev.Value.Int != 1 {
+			if ev.ID != 2 || ev.Conn != 3 || ev.Value.Int != 1 {
 				t.Fatalf("PUBLISH reply %#v", ev)
 			}
 			gotReply = true
 		case Message:
-			if ev.ID != 1 || ev.Channel != "__sentinel__:hello" || ev.Payload != hello {
+			if ev.ID != 1 || ev.Conn != "__sentinel__:hello" || ev.Payload != hello {
 				t.Fatalf("message %#v", ev)
 			}
 			gotMsg = true
@@ -185,7 +185,7 @@ func TestAuth(t *testing.T) {
 	m := newManager(t, Config{})
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			id := ID(i + 1)
+			id := ConnID(i + 1)
 			mustConnect(t, m, id, srv.Addr(), Cmd)
 			m.Send(id, 1, tc.auth, 0)
 			m.Send(id, 2, []string{"PING"}, 0)
@@ -362,7 +362,7 @@ func TestSourceIP(t *testing.T) {
 	}
 	for i, tc := range tests {
 		m := newManager(t, Config{SourceIP: tc.source})
-		if c := mustConnect(t, m, ID(i), srv.Addr(), Cmd); c.LocalIP != tc.want {
+		if c := mustConnect(t, m, ConnID(i), srv.Addr(), Cmd); c.LocalIP != tc.want {
 			t.Errorf("SourceIP %q: LocalIP = %q, want %q", tc.source, c.LocalIP, tc.want)
 		}
 	}

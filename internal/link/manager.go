@@ -114,7 +114,7 @@ type Manager struct {
 	wg     sync.WaitGroup
 
 	mu    sync.Mutex
-	conns map[ID]*conn
+	conns map[ConnID]*conn
 	shut  bool
 	held  []*conn // connections with Deferred output, for Flush
 }
@@ -126,7 +126,7 @@ func NewManager(cfg Config) *Manager {
 		cfg:    cfg,
 		events: make(chan Event, cfg.EventBuffer),
 		done:   make(chan struct{}),
-		conns:  make(map[ID]*conn),
+		conns:  make(map[ConnID]*conn),
 	}
 }
 
@@ -138,7 +138,7 @@ func (m *Manager) Events() <-chan Event { return m.events }
 // reports [Connected] or [Closed] for id. Commands may be sent at once;
 // they are written when the connection is up. Dial fails only if id is
 // already in use or the Manager is shut down.
-func (m *Manager) Dial(id ID, addr string, kind Kind) error {
+func (m *Manager) Dial(id ConnID, addr string, kind Kind) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.shut {
@@ -158,7 +158,7 @@ func (m *Manager) Dial(id ID, addr string, kind Kind) error {
 // with tag, or the tag is listed in the connection's [Closed] event. A
 // Send on an unknown or closed connection returns false: no event will
 // mention tag.
-func (m *Manager) Send(id ID, tag Tag, args []string, flags SendFlag) bool {
+func (m *Manager) Send(id ConnID, tag Tag, args []string, flags SendFlag) bool {
 	m.mu.Lock()
 	c := m.conns[id]
 	m.mu.Unlock()
@@ -197,7 +197,7 @@ func (m *Manager) Flush() {
 // Close closes connection id. Nothing more is reported for it, except
 // events already queued on the channel when Close was called; pending
 // replies are dropped silently. Closing an unknown id does nothing.
-func (m *Manager) Close(id ID) {
+func (m *Manager) Close(id ConnID) {
 	m.mu.Lock()
 	c := m.conns[id]
 	delete(m.conns, id)
@@ -226,7 +226,7 @@ func (m *Manager) Shutdown() {
 	m.shut = true
 	close(m.done)
 	conns := m.conns
-	m.conns = make(map[ID]*conn)
+	m.conns = make(map[ConnID]*conn)
 	m.mu.Unlock()
 	for _, c := range conns {
 		c.kill()

@@ -82,13 +82,13 @@ func TestTLSAgainstRedis(t *testing.T) {
 			}
 			m := newManager(t, Config{TLS: cfg})
 			if !tc.ok {
-				m.Dial(ID(i), addr, Cmd)
-				mustClosed(t, m, ID(i), ErrDial)
+				m.Dial(ConnID(i), addr, Cmd)
+				mustClosed(t, m, ConnID(i), ErrDial)
 				return
 			}
-			mustConnect(t, m, ID(i), addr, Cmd)
-			m.Send(ID(i), 1, []string{"PING"}, 0)
-			if v := mustReply(t, m, ID(i), 1); v.Str != "PONG" {
+			mustConnect(t, m, ConnID(i), addr, Cmd)
+			m.Send(ConnID(i), 1, []string{"PING"}, 0)
+			if v := mustReply(t, m, ConnID(i), 1); v.Str != "PONG" {
 				t.Fatalf("PING over TLS = %#v", v)
 			}
 		})

@@ -166,7 +166,7 @@ func (r *Runtime) execute(eff core.Effect) error {
 		r.send(e)
 	case core.Close:
 		delete(r.conns, e.Conn)
-		r.links.Close(link.ID(e.Conn))
+		r.links.Close(link.ConnID(e.Conn))
 	case core.Emit:
 		r.logEvent(e) // metrics_event.go: plain line, or with fields for JSON
 		if e.Level != core.LevelDebug {
@@ -207,7 +207,7 @@ func (r *Runtime) connect(e core.Connect) {
 	}
 	c := &connInfo{link: e.Link, typ: e.Type, role: e.Role}
 	r.conns[e.Conn] = c
-	if err := r.links.Dial(link.ID(e.Conn), net.JoinHostPort(host, strconv.Itoa(e.Addr.Port)), kind); err != nil {
+	if err := r.links.Dial(link.ConnID(e.Conn), net.JoinHostPort(host, strconv.Itoa(e.Addr.Port)), kind); err != nil {
 		delete(r.conns, e.Conn)
 		r.observeClosed(c) // metrics.go
 		r.queue = append(r.queue, core.LinkClosed{Link: e.Link, Conn: e.Conn, Err: fmt.Errorf("runtime: connect: %w", err)})
@@ -222,7 +222,7 @@ func (r *Runtime) send(e core.Send) {
 	if e.Kind == core.SendSubscribe {
 		flags |= link.CloseOnError
 	}
-	r.links.Send(link.ID(e.Conn), link.Tag(e.Tag), e.Args, flags)
+	r.links.Send(link.ConnID(e.Conn), link.Tag(e.Tag), e.Args, flags)
 }
 
 // linkEvent converts a link event; events of connections the core closed
@@ -230,25 +230,25 @@ func (r *Runtime) send(e core.Send) {
 func (r *Runtime) linkEvent(ev link.Event) core.Event {
 	switch e := ev.(type) {
 	case link.Connected:
-		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
+		if ci, ok := r.conns[core.ConnID(e.Conn)]; ok {
 			ci.up = true
-			return core.LinkConnected{Link: ci.link, Conn: core.ConnID(e.ID), LocalIP: e.LocalIP}
+			return core.LinkConnected{Link: ci.link, Conn: core.ConnID(e.Conn), LocalIP: e.LocalIP}
 		}
 	case link.Closed:
-		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
-			delete(r.conns, core.ConnID(e.ID))
+		if ci, ok := r.conns[core.ConnID(e.Conn)]; ok {
+			delete(r.conns, core.ConnID(e.Conn))
 			r.observeClosed(ci) // metrics.go
 			r.log.Log(context.Background(), LevelDebug, "link closed: "+e.Err.Error())
-			return core.LinkClosed{Link: ci.link, Conn: core.ConnID(e.ID), Err: e.Err}
+			return core.LinkClosed{Link: ci.link, Conn: core.ConnID(e.Conn), Err: e.Err}
 		}
 	case link.Reply:
 		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
-			r.observeReply(ci, core.Tag(e.Tag)) // metrics.go
-			return core.Reply{Link: ci.link, Conn: core.ConnID(e.ID), Tag: core.Tag(e.Tag), Value: coreValue(e.Value)}
+			r.observeReply(ci, core.Tag(e.Conn)) // metrics.go
+			return core.Reply{Link: ci.link, Conn: core.ConnID(e.ID), Tag: core.Tag(e.Conn), Value: coreValue(e.Value)}
 		}
 	case link.Message:
 		if ci, ok := r.conns[core.ConnID(e.ID)]; ok {
-			return core.Message{Link: ci.link, Conn: core.ConnID(e.ID), Channel: e.Channel, Payload: e.Payload}
+			return core.Message{Link: ci.link, Conn: core.ConnID(e.ID), Channel: e.Conn, Payload: e.Payload}
 		}
 	}
 	return nil
