@@ -18,15 +18,7 @@ func (s *Sentinel) advanceFailover(m *instance) {
 	if s.tilt || m.released || m.flags&fFailoverInProgress == 0 {
 		return
 	}
-	for k := 0; k < maxChainedStates; k++ {
-		before := m.m.failoverState
-		s.failoverStateMachine(m)
-		after := m.m.failoverState
-		if after == before || m.flags&fFailoverInProgress == 0 ||
-			(after != FailoverSelectSlave && after != FailoverSendSlaveofNoOne) {
-			break
-		}
-	}
+	s.chainFailover(m)
 	if m.m.failoverState == FailoverUpdateConfig {
 		s.switchToPromoted(m)
 	}

@@ -46,11 +46,7 @@ var aclHelp = []string{
 const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
 
 func cmdACL(c *client, cmd *command, args [][]byte) {
-	if h, ok := aclSubcommands[cmd.name[len("acl|"):]]; ok {
-		h(c, args)
-		return
-	}
-	c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try ACL HELP.")
+	dispatchSubcommand(c, cmd, args, aclSubcommands)
 }
 
 // aclSubcommands handles each ACL subcommand (arity is checked by the

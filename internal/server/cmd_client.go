@@ -81,11 +81,20 @@ func validClientName(n string) bool {
 }
 
 func cmdClient(c *client, cmd *command, args [][]byte) {
-	if h, ok := clientSubcommands[cmd.name[len("client|"):]]; ok {
+	dispatchSubcommand(c, cmd, args, clientSubcommands)
+}
+
+// dispatchSubcommand runs the handler of cmd's subcommand ("client|kill"
+// → subs["kill"]); the command table has checked the name and arity, so
+// the error is for a handler missing from subs.
+func dispatchSubcommand(c *client, cmd *command, args [][]byte, subs map[string]func(*client, [][]byte)) {
+	_, sub, _ := strings.Cut(cmd.name, "|")
+	if h, ok := subs[sub]; ok {
 		h(c, args)
 		return
 	}
-	c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try CLIENT HELP.")
+	top, _, _ := strings.Cut(cmd.name, "|")
+	c.addError("ERR unknown subcommand '" + string(args[1]) + "'. Try " + strings.ToUpper(top) + " HELP.")
 }
 
 // clientSubcommands handles each CLIENT subcommand (arity is checked by

@@ -99,43 +99,28 @@ func docsAll(t *table) resp.Value {
 	return resp.Map(kv...)
 }
 
-// TestClientSubcommandsHandled: every CLIENT subcommand of the command
+// TestSubcommandsHandled: every CLIENT and ACL subcommand of the command
 // table (what COMMAND and ACL know) has a handler, and every handler is in
 // the table.
-func TestClientSubcommandsHandled(t *testing.T) {
+func TestSubcommandsHandled(t *testing.T) {
 	tb, err := loadTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := tb.top["client"]
-	for name := range cl.subs {
-		if clientSubcommands[name] == nil {
-			t.Errorf("CLIENT %s is in the table but has no handler", name)
+	for top, handlers := range map[string]map[string]func(*client, [][]byte){
+		"client": clientSubcommands,
+		"acl":    aclSubcommands,
+	} {
+		cmd := tb.top[top]
+		for name := range cmd.subs {
+			if handlers[name] == nil {
+				t.Errorf("%s %s is in the table but has no handler", top, name)
+			}
 		}
-	}
-	for name := range clientSubcommands {
-		if cl.subs[name] == nil {
-			t.Errorf("CLIENT %s has a handler but is not in the table", name)
-		}
-	}
-}
-
-// TestACLSubcommandsHandled: every ACL subcommand of the command table has
-// a handler, and every handler is in the table.
-func TestACLSubcommandsHandled(t *testing.T) {
-	tb, err := loadTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	acl := tb.top["acl"]
-	for name := range acl.subs {
-		if aclSubcommands[name] == nil {
-			t.Errorf("ACL %s is in the table but has no handler", name)
-		}
-	}
-	for name := range aclSubcommands {
-		if acl.subs[name] == nil {
-			t.Errorf("ACL %s has a handler but is not in the table", name)
+		for name := range handlers {
+			if cmd.subs[name] == nil {
+				t.Errorf("%s %s has a handler but is not in the table", top, name)
+			}
 		}
 	}
 }
