@@ -13,17 +13,16 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {
 		return false
 	}
-	var early *instance // retry.go
+	var early *instance // a replica that allows an early retry (retry.go)
 	if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {
-		early = s.earlyRetry(m)
-	}
-	if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout && early == nil {
-		if ms.failoverDelayLogged != ms.failoverStartTime {
-			ms.failoverDelayLogged = ms.failoverStartTime
-			s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
-				ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+		if early = s.earlyRetry(m); early == nil {
+			if ms.failoverDelayLogged != ms.failoverStartTime {
+				ms.failoverDelayLogged = ms.failoverStartTime
+				s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
+					ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+			}
+			return false
 		}
-		return false
 	}
 	if s.now < s.failoverStartAt(m) { // stagger.go
 		return false
