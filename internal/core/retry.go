@@ -69,10 +69,21 @@ func (s *Sentinel) earlyRetryAt(m *instance) (Millis, bool) {
 // earlyRetry returns the replica our selection would promote now if an
 // automatic failover of m may start although 2×failover-timeout has not
 // passed since our last attempt (see above); nil otherwise.
+//
+// A tick handles the master before its replicas, so their SDOWN flags are
+// those of the previous tick: a replica silent for more than down-after
+// may not be flagged yet (after a stall, sim seed 900917: the retry went
+// out on a replica flagged SDOWN later in the same tick, and its selection
+// would have failed again). Such a replica allows no retry; the next tick
+// decides on fresh flags.
 func (s *Sentinel) earlyRetry(m *instance) *instance {
 	at, ok := s.earlyRetryAt(m)
 	if !ok || s.now < at {
 		return nil
 	}
-	return s.selectSlave(m)
+	r := s.selectSlave(m)
+	if r == nil || s.silentFor(r) > r.downAfter {
+		return nil
+	}
+	return r
 }

@@ -117,6 +117,14 @@ func TestNoEarlyRetry(t *testing.T) {
 			m.m.configEpoch = m.m.failoverEpoch + 1
 			bringBack(s, r)
 		}},
+		// Silent for more than down-after but not flagged SDOWN yet (its
+		// turn in this tick comes after the master's; sim seed 900917).
+		{"replica silent past down-after, not yet flagged", noGoodSlave, func(s *Sentinel, m, r *instance) {
+			bringBack(s, r)
+			r.downAfter = 1000
+			r.link.lastAvailTime = s.now - 1500
+			r.link.actPingTime = s.now - 1400
+		}},
 		{"master no longer ODOWN", noGoodSlave, func(s *Sentinel, m, r *instance) {
 			m.flags &^= fODown
 			bringBack(s, r)

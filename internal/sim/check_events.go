@@ -191,8 +191,8 @@ func parseQuorum(msg string) (n, q int, ok bool) {
 // -failover-abort-no-good-slave, at least core.NoGoodSlaveRetryDelay before
 // this one, no vote for another sentinel came after the abort, and in the
 // step of this attempt the sentinel's own view showed a replica it could
-// select: connected, not SDOWN, priority ≠ 0 (necessary for the core's
-// selection; S6 judges the choice). It returns "" when allowed, otherwise
+// select: not SDOWN, priority ≠ 0 (necessary for the core's selection; S6
+// and E1 judge the choice). It returns "" when allowed, otherwise
 // why not.
 func earlyRetryRefused(s *sentinel, x *masterCheck, name string, now int64, late []stepRec) string {
 	switch {
@@ -209,8 +209,8 @@ func earlyRetryRefused(s *sentinel, x *masterCheck, name string, now int64, late
 		ok = replicaOK(s, name)
 	case len(late) == 0: // no longer remembered: judged leniently
 		ok = true
-	default:
-		ok = allSteps(late, func(r stepRec) bool { return r.replicaOK[name] })
+	default: // any of the steps it may come from
+		ok = !allSteps(late, func(r stepRec) bool { return !r.replicaOK[name] })
 	}
 	if !ok {
 		return "; an early retry after -failover-abort-no-good-slave with no selectable replica in its view"
@@ -219,14 +219,16 @@ func earlyRetryRefused(s *sentinel, x *masterCheck, name string, now int64, late
 }
 
 // replicaOK reports that s's view of master name holds a replica the
-// core's selection could accept: connected, not SDOWN, priority ≠ 0.
+// core's selection could accept: not SDOWN, priority ≠ 0. (Not whether it
+// is connected: the view is as of the end of the step, and link recycling
+// later in the same tick may close a connection the selection saw up.)
 func replicaOK(s *sentinel, name string) bool {
 	v, ok := view(s, name)
 	if !ok {
 		return false
 	}
 	for _, r := range v.Replicas {
-		if !r.SDown && !r.Disconnected && r.Priority != 0 {
+		if !r.SDown && r.Priority != 0 {
 			return true
 		}
 	}

@@ -23,7 +23,7 @@ type stepRec struct {
 	coreTilt       bool            // the core's TILT from its events (S5)
 	odown          map[string]bool // per master: ODOWN from its events (S5)
 	// replicaOK, per master waiting for an early retry (S7): the view
-	// showed a replica that is connected, not SDOWN, priority ≠ 0.
+	// showed a replica that is not SDOWN, priority ≠ 0 (replicaOK).
 	replicaOK map[string]bool
 }
 

@@ -143,14 +143,14 @@ var mutants = []mutant{
 	{
 		Name: "early retry after any abort, not only no-good-slave",
 		File: "failover.go",
-		Old:  "\tif s.eventsHeld(m) {\n\t\t// Our epoch or vote is not on disk yet",
-		New:  "\tif ms.failoverState == FailoverWaitStart && s.now-ms.failoverStartTime > s.electionTimeout(m) {\n\t\ts.noteNoGoodSlave(m)\n\t}\n\tif s.eventsHeld(m) {\n\t\t// Our epoch or vote is not on disk yet",
+		Old:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n",
+		New:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n\ts.noteNoGoodSlave(m)\n",
 	},
 	{
 		Name: "early retry without a selectable replica",
 		File: "retry.go",
-		Old:  "\treturn s.selectSlave(m)\n",
-		New:  "\tfor _, r := range m.sortedReplicas() {\n\t\treturn r\n\t}\n\treturn s.selectSlave(m)\n",
+		Old:  "\tr := s.selectSlave(m)\n\tif r == nil || s.silentFor(r) > r.downAfter {",
+		New:  "\tr := s.selectSlave(m)\n\tif rs := m.sortedReplicas(); len(rs) > 0 {\n\t\treturn rs[0]\n\t}\n\tif r == nil || s.silentFor(r) > r.downAfter {",
 	},
 	{
 		Name: "early retry without the minimum delay",
