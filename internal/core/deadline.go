@@ -96,6 +96,9 @@ func (s *Sentinel) groupDeadline(m *instance, in Millis) Millis {
 		d.consider(m.m.failoverStateChange + m.m.failoverTimeout + 1)
 	} else if m.flags&fODown != 0 && !s.tilt {
 		d.consider(s.failoverStartAt(m)) // staggered start (stagger.go)
+		if at, ok := s.earlyRetryAt(m); ok {
+			d.consider(at) // early retry after no-good-slave (retry.go)
+		}
 	}
 	return d.best
 }

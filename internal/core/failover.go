@@ -13,13 +13,16 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {
 		return false
 	}
+	var early *instance // a replica that allows an early retry (retry.go)
 	if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {
-		if ms.failoverDelayLogged != ms.failoverStartTime {
-			ms.failoverDelayLogged = ms.failoverStartTime
-			s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
-				ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+		if early = s.earlyRetry(m); early == nil {
+			if ms.failoverDelayLogged != ms.failoverStartTime {
+				ms.failoverDelayLogged = ms.failoverStartTime
+				s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
+					ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+			}
+			return false
 		}
-		return false
 	}
 	if s.now < s.failoverStartAt(m) { // stagger.go
 		return false
@@ -34,6 +37,10 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if !s.mayStartFailover(m) { // durable.go
 		return false
 	}
+	if early != nil {
+		s.logf(LevelWarning, "Retrying the failover of %s %d ms after -failover-abort-no-good-slave, before 2×failover-timeout: replica %s is eligible now (docs/core.md decision 27)",
+			m.name, s.now-ms.noGoodSlave.at, early.name)
+	}
 	s.startFailover(m)
 	return true
 }
@@ -46,6 +53,7 @@ func (s *Sentinel) startFailover(m *instance) {
 	m.flags |= fFailoverInProgress
 	s.currentEpoch++
 	ms.failoverEpoch = s.currentEpoch
+	ms.noGoodSlave = noGoodSlaveAbort{} // retry.go
 	// sentinel.c does not flush here (the self-vote that follows does), but
 	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).
@@ -133,6 +141,7 @@ func (s *Sentinel) failoverSelectSlave(m *instance) {
 	r := s.selectSlave(m)
 	if r == nil {
 		s.eventAt(LevelWarning, "-failover-abort-no-good-slave", m, "")
+		s.noteNoGoodSlave(m) // retry.go
 		s.abortFailover(m)
 		return
 	}
@@ -384,6 +393,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = 0
 	ms.failoverStartTime = 0
+	ms.noGoodSlave = noGoodSlaveAbort{}
 	ms.promoted = nil
 	m.runid = ""
 	m.slaveMasterHost = ""

@@ -117,6 +117,9 @@ type masterState struct {
 	failoverStartTime   Millis // 0: never
 	failoverDelayLogged Millis
 	promoted            *instance
+	// noGoodSlave is our last automatic attempt that aborted with
+	// no-good-slave: it may be retried early (retry.go).
+	noGoodSlave noGoodSlaveAbort
 
 	sched schedSlot // schedule.go
 }

@@ -79,6 +79,11 @@ const (
 	// RECONF_SENT or RECONF_INPROG during our failover (a speed-up: 0 means
 	// every tick while no INFO is pending).
 	ReconfReplicaInfoPeriod Millis = 0
+	// NoGoodSlaveRetryDelay is the least time between an automatic
+	// attempt aborted with -failover-abort-no-good-slave and its early
+	// retry once a replica is eligible (retry.go; not in sentinel.c, which
+	// waits 2×failover-timeout).
+	NoGoodSlaveRetryDelay Millis = 1000
 	// ScriptMaxQueue is the script queue length limit.
 	ScriptMaxQueue = 256
 	// ScriptMaxRunning is the number of scripts run at once.

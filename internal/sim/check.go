@@ -83,6 +83,14 @@ type masterCheck struct {
 	voteOtherV    int64 // the same in virtual time (late.go)
 	paceResetStep int   // the World's step number of the last address change (pacing restarted)
 	attemptV      int64 // virtual time of the last attempt
+	attemptForced bool  // the last attempt was SENTINEL FAILOVER
+
+	// S7's early retry (docs/core.md decision 27): the last automatic
+	// attempt aborted with -failover-abort-no-good-slave at noGoodAt
+	// (local) / noGoodV (virtual).
+	noGood   bool
+	noGoodAt int64
+	noGoodV  int64
 
 	reconf map[string]bool // L1: replicas being reconfigured (parallel-syncs)
 }
@@ -156,6 +164,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 		x.addr, x.addrEpoch, x.cur = m.Addr, m.ConfigEpoch, m.Addr
 		x.leader, x.leaderEpoch = m.Leader, m.LeaderEpoch
 		x.odown, x.sdown, x.hasAttempt, x.hasVoteOther = false, false, false, false
+		x.noGood = false
 		x.reconf = nil
 	}
 	ch.tilt = false
@@ -342,7 +351,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		x.addr, x.addrEpoch = v.Addr, v.ConfigEpoch
 		// sentinelResetMaster clears failover_start_time on an address
 		// change ("we can failover again ASAP"): pacing starts afresh.
-		x.hasAttempt, x.hasVoteOther = false, false
+		x.hasAttempt, x.hasVoteOther, x.noGood = false, false, false
 		x.paceResetStep = w.steps
 		x.reconf = nil // the failover is over, whichever way it ended
 		// sentinelResetMaster clears the master's flags and re-creates

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,8 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		name := eventMaster(e)
 		x := ch.mc(name)
 		if v, _ := view(s, name); v.ForcedFailover {
-			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, w.sch.now
+			x.lastAttempt, x.hasAttempt, x.attemptV, x.attemptForced = now, true, w.sch.now, true
+			x.noGood = false
 			return // SENTINEL FAILOVER: no ODOWN, election or pacing needed
 		}
 		odown := x.odown
@@ -69,8 +71,11 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		// wrong across a clock jump (local times out of order).
 		votedSince := x.hasVoteOther && x.voteOtherV > x.attemptV
 		if x.hasAttempt && !votedSince && now-x.lastAttempt < lim {
-			w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)", now-x.lastAttempt, lim)
+			if why := earlyRetryRefused(s, x, name, now, late); why != "" {
+				w.violate("S7", s, "new failover attempt %dms after the previous one (< 2×failover-timeout = %d)%s", now-x.lastAttempt, lim, why)
+			}
 		}
+		x.noGood = false
 		// Not a vote made after the attempt (which a late event can follow).
 		voteBefore := late == nil || len(late) > 0 && late[len(late)-1].virtual > x.voteOtherV
 		if x.hasVoteOther && voteBefore && now-x.lastVoteOther < lim {
@@ -81,7 +86,7 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		// attempt, held behind its vote, and the +switch-master of a
 		// later step in the same millisecond).
 		if late == nil || len(late) > 0 && late[len(late)-1].step > x.paceResetStep {
-			x.lastAttempt, x.hasAttempt, x.attemptV = now, true, evV
+			x.lastAttempt, x.hasAttempt, x.attemptV, x.attemptForced = now, true, evV, false
 		} // else: an attempt from before the address change that restarted pacing
 	case "+elected-leader":
 		if tilt {
@@ -125,7 +130,16 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 			delete(ch.mc(eventMaster(e)).reconf, e.Subject.Name)
 		}
 	case "+failover-end", "+failover-end-for-timeout", "-failover-abort-not-elected", "-failover-abort-no-good-slave", "-failover-abort-slave-timeout":
-		ch.mc(eventMaster(e)).reconf = nil
+		x := ch.mc(eventMaster(e))
+		x.reconf = nil
+		if e.Type == "-failover-abort-no-good-slave" && x.hasAttempt && !x.attemptForced {
+			// An elected automatic attempt found no replica: it may be
+			// retried before 2×failover-timeout (earlyRetryRefused).
+			x.noGood, x.noGoodAt, x.noGoodV = true, now, w.sch.now
+			if late != nil && len(late) > 0 {
+				x.noGoodV = late[0].virtual
+			}
+		}
 	case "+switch-master":
 		f := strings.Fields(e.Msg)
 		if len(f) == 5 {
@@ -168,4 +182,55 @@ func parseQuorum(msg string) (n, q int, ok bool) {
 	n, err1 := strconv.Atoi(a)
 	q, err2 := strconv.Atoi(b)
 	return n, q, err1 == nil && err2 == nil
+}
+
+// earlyRetryRefused judges an automatic attempt that comes less than
+// 2×failover-timeout after the previous one of s, with no vote for another
+// sentinel since that attempt: it is allowed (docs/core.md decision 27)
+// only when the previous attempt was automatic and aborted with
+// -failover-abort-no-good-slave, at least core.NoGoodSlaveRetryDelay before
+// this one, no vote for another sentinel came after the abort, and in the
+// step of this attempt the sentinel's own view showed a replica it could
+// select: not SDOWN, priority ≠ 0 (necessary for the core's selection; S6
+// and E1 judge the choice). It returns "" when allowed, otherwise
+// why not.
+func earlyRetryRefused(s *sentinel, x *masterCheck, name string, now int64, late []stepRec) string {
+	switch {
+	case !x.noGood || x.noGoodV < x.attemptV:
+		return ""
+	case x.hasVoteOther && x.voteOtherV >= x.noGoodV:
+		return "; it voted for another sentinel after its -failover-abort-no-good-slave"
+	case now-x.noGoodAt < core.NoGoodSlaveRetryDelay:
+		return fmt.Sprintf("; an early retry %dms after -failover-abort-no-good-slave (< %d)", now-x.noGoodAt, core.NoGoodSlaveRetryDelay)
+	}
+	ok := false
+	switch {
+	case late == nil: // this step: the view is as of its end
+		ok = replicaOK(s, name)
+	case len(late) == 0: // no longer remembered: judged leniently
+		ok = true
+	default: // any of the steps it may come from
+		ok = !allSteps(late, func(r stepRec) bool { return !r.replicaOK[name] })
+	}
+	if !ok {
+		return "; an early retry after -failover-abort-no-good-slave with no selectable replica in its view"
+	}
+	return ""
+}
+
+// replicaOK reports that s's view of master name holds a replica the
+// core's selection could accept: not SDOWN, priority ≠ 0. (Not whether it
+// is connected: the view is as of the end of the step, and link recycling
+// later in the same tick may close a connection the selection saw up.)
+func replicaOK(s *sentinel, name string) bool {
+	v, ok := view(s, name)
+	if !ok {
+		return false
+	}
+	for _, r := range v.Replicas {
+		if !r.SDown && r.Priority != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,9 @@ type stepRec struct {
 	truthTilt      bool            // TILT in truth (t.inTilt) when the step ran
 	coreTilt       bool            // the core's TILT from its events (S5)
 	odown          map[string]bool // per master: ODOWN from its events (S5)
+	// replicaOK, per master waiting for an early retry (S7): the view
+	// showed a replica that is not SDOWN, priority ≠ 0 (replicaOK).
+	replicaOK map[string]bool
 }
 
 // stepRing holds the recent steps of one sentinel incarnation.
@@ -66,6 +69,12 @@ func (c *checker) recordStep(w *World, s *sentinel, now int64) {
 				rec.odown = map[string]bool{}
 			}
 			rec.odown[name] = true
+		}
+		if x.noGood && replicaOK(s, name) {
+			if rec.replicaOK == nil {
+				rec.replicaOK = map[string]bool{}
+			}
+			rec.replicaOK[name] = true
 		}
 	}
 	ch.steps.add(rec)

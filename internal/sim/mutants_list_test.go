@@ -5,14 +5,14 @@ var mutants = []mutant{
 	{
 		Name: "vote twice in one epoch",
 		File: "vote.go",
-		Old:  "if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {",
-		New:  "if ms.leaderEpoch <= reqEpoch && s.currentEpoch <= reqEpoch {",
+		Old:  "if ms.leaderEpoch < reqEpoch && ms.configEpoch < reqEpoch {",
+		New:  "if ms.leaderEpoch <= reqEpoch && ms.configEpoch < reqEpoch {",
 	},
 	{
 		Name: "reply to a vote before persisting it",
 		File: "vote.go",
-		Old:  "s.reveal(Respond{ID: id, Value: reply}, Respond{ID: id, Value: noVote})",
-		New:  "_ = noVote\n\ts.emit(Respond{ID: id, Value: reply})",
+		Old:  "s.respondPersisted(id, Array(Int(down), Bulk(leader), Int(int64(leaderEpoch))), Array(Int(down), Bulk(\"*\"), Int(0)))",
+		New:  "s.emit(Respond{ID: id, Value: Array(Int(down), Bulk(leader), Int(int64(leaderEpoch)))})",
 	},
 	{
 		Name: "publish +vote-for-leader before persisting it",
@@ -139,6 +139,30 @@ var mutants = []mutant{
 		File: "failover.go",
 		Old:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {",
 		New:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < ms.failoverTimeout {",
+	},
+	{
+		Name: "early retry after any abort, not only no-good-slave",
+		File: "failover.go",
+		Old:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n",
+		New:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n\ts.noteNoGoodSlave(m)\n",
+	},
+	{
+		Name: "early retry without a selectable replica",
+		File: "retry.go",
+		Old:  "\tr := s.selectSlave(m)\n\tif r == nil || s.silentFor(r) > r.downAfter {",
+		New:  "\tr := s.selectSlave(m)\n\tif rs := m.sortedReplicas(); len(rs) > 0 {\n\t\treturn rs[0]\n\t}\n\tif r == nil || s.silentFor(r) > r.downAfter {",
+	},
+	{
+		Name: "early retry without the minimum delay",
+		File: "retry.go",
+		Old:  "return r.at + NoGoodSlaveRetryDelay + ",
+		New:  "return r.at + ",
+	},
+	{
+		Name: "early retry after voting for another sentinel",
+		File: "retry.go",
+		Old:  "if r.at == 0 || ms.failoverStartTime != r.start || ms.leaderEpoch != r.epoch ||",
+		New:  "if r.at == 0 ||",
 	},
 	{
 		Name: "promotion assumed before the replica reported role:master",
