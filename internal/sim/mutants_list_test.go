@@ -5,8 +5,8 @@ var mutants = []mutant{
 	{
 		Name: "vote twice in one epoch",
 		File: "vote.go",
-		Old:  "if ms.leaderEpoch < reqEpoch && ms.configEpoch < reqEpoch {",
-		New:  "if ms.leaderEpoch <= reqEpoch && ms.configEpoch < reqEpoch {",
+		Old:  "if ms.ourVoteEpoch < reqEpoch && ms.configEpoch < reqEpoch {",
+		New:  "if ms.ourVoteEpoch <= reqEpoch && ms.configEpoch < reqEpoch {",
 	},
 	{
 		Name: "reply to a vote before persisting it",
@@ -161,7 +161,7 @@ var mutants = []mutant{
 	{
 		Name: "early retry after voting for another sentinel",
 		File: "retry.go",
-		Old:  "if r.at == 0 || ms.failoverStartTime != r.start || ms.leaderEpoch != r.epoch ||",
+		Old:  "if r.at == 0 || ms.failoverStartTime != r.start || ms.ourVoteEpoch != r.epoch ||",
 		New:  "if r.at == 0 ||",
 	},
 	{

@@ -71,6 +71,22 @@ func newViolation(r Result, base map[uint64][]string) (Violation, bool) {
 	return Violation{}, false
 }
 
+
+// TestMutantSnippets runs in every `go test`: each mutant's snippet is
+// still in its core file exactly once, so a rename or a rewrite of the
+// core cannot leave `make mutants` planting nothing.
+func TestMutantSnippets(t *testing.T) {
+	for _, m := range mutants {
+		src, err := os.ReadFile(filepath.Join("..", "core", m.File))
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if n := strings.Count(string(src), m.Old); n != 1 {
+			t.Errorf("mutant %q: snippet found %d times in core/%s (want 1): update the mutant", m.Name, n, m.File)
+		}
+	}
+}
+
 // TestMutants proves the checker is sharp: each planted bug must be caught
 // within mutantSeeds seeds. It compiles the simulator once per mutant with
 // `go test -overlay` replacing one core file, so it is slow: it runs only
