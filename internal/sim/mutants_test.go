@@ -71,7 +71,6 @@ func newViolation(r Result, base map[uint64][]string) (Violation, bool) {
 	return Violation{}, false
 }
 
-
 // TestMutantSnippets runs in every `go test`: each mutant's snippet is
 // still in its core file exactly once, so a rename or a rewrite of the
 // core cannot leave `make mutants` planting nothing.
