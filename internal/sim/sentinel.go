@@ -39,7 +39,7 @@ type sentinel struct {
 	// make what the sentinel received before them look fresh (ages are
 	// short by the jump): S6 does not judge its view of the replicas before.
 	backShadow int64
-	lastTick int64        // local time of the last Tick
+	lastTick   int64 // local time of the last Tick
 
 	startedAt int64                 // virtual time of the last start
 	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)
