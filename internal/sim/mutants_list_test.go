@@ -5,14 +5,14 @@ var mutants = []mutant{
 	{
 		Name: "vote twice in one epoch",
 		File: "vote.go",
-		Old:  "if ms.leaderEpoch < reqEpoch && s.currentEpoch <= reqEpoch {",
-		New:  "if ms.leaderEpoch <= reqEpoch && s.currentEpoch <= reqEpoch {",
+		Old:  "if ms.leaderEpoch < reqEpoch && ms.configEpoch < reqEpoch {",
+		New:  "if ms.leaderEpoch <= reqEpoch && ms.configEpoch < reqEpoch {",
 	},
 	{
 		Name: "reply to a vote before persisting it",
 		File: "vote.go",
-		Old:  "s.reveal(Respond{ID: id, Value: reply}, Respond{ID: id, Value: noVote})",
-		New:  "_ = noVote\n\ts.emit(Respond{ID: id, Value: reply})",
+		Old:  "s.respondPersisted(id, Array(Int(down), Bulk(leader), Int(int64(leaderEpoch))), Array(Int(down), Bulk(\"*\"), Int(0)))",
+		New:  "s.emit(Respond{ID: id, Value: Array(Int(down), Bulk(leader), Int(int64(leaderEpoch)))})",
 	},
 	{
 		Name: "publish +vote-for-leader before persisting it",
