@@ -362,6 +362,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 				delete(s.truth.sdown, k)
 			}
 		}
+		s.truth.slaveOff = w.steps
 	}
 	if v.FailoverState == core.FailoverNone {
 		x.reconf = nil

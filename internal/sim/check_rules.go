@@ -135,12 +135,23 @@ func (c *checker) ruleEmit(w *World, s *sentinel, e core.Emit, now int64, late [
 	switch e.Type {
 	case "+sdown":
 		c.sdownTruth(w, s, typ, a, vnow, step)
-		t.sdown[typ+" "+a] = true
+		// A +sdown held behind a vote (late.go) may be released after a
+		// -sdown of the same instance, or after a +switch-master that
+		// re-created the replicas, from later steps (seeds 801153,
+		// 816410): it no longer describes the core's state.
+		off := t.sdownOff[typ+" "+a]
+		if typ == "slave" && t.slaveOff > off {
+			off = t.slaveOff
+		}
+		if len(late) == 0 || off <= late[0].step {
+			t.sdown[typ+" "+a] = true
+		}
 		if typ == "master" {
 			x.sdown, x.sdownSince = true, now
 		}
 	case "-sdown":
 		delete(t.sdown, typ+" "+a)
+		t.sdownOff[typ+" "+a] = step
 		if typ == "master" {
 			x.sdown = false
 		}

@@ -136,7 +136,11 @@ func (c *checker) eligibility(w *World, s *sentinel, v core.MasterView, target *
 	o := c.opt
 	infoWin := 3*o.Timing.InfoPeriod + 2*o.LatencyMax + o.TickMax
 	if target.priority == 0 {
-		if target.role == roleSlave && w.sch.now-target.lastDisturbed >= infoWin {
+		// After a backward clock jump of J the core's INFO ages are short
+		// by J: an INFO from before the operator's CONFIG SET can still
+		// look valid (seed 825951: -3914 ms, priority 0 set 2523 ms before
+		// the selection on the INFO before it, 496 ms old by its clock).
+		if target.role == roleSlave && w.sch.now-target.lastDisturbed >= infoWin && w.sch.now >= s.backShadow+infoWin {
 			w.violate("S6", s, "promoted %s whose slave-priority is 0 (a replica for %dms)", target.addr.IP, w.sch.now-target.lastDisturbed)
 		}
 		return
@@ -242,7 +246,8 @@ func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
 	o := w.opt
 	win := 2*o.Timing.InfoPeriod + 5*o.Timing.PingPeriod + o.DownAfter
 	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
-		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win
+		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win &&
+		now >= s.backShadow+win
 }
 
 // votePublished is S8 for a +vote-for-leader event leaving s ("<runid>

@@ -95,3 +95,48 @@ func TestVoteBookkeeping(t *testing.T) {
 		t.Fatalf("double vote not flagged: %v", c.violations)
 	}
 }
+
+// TestLateSDownAfterReset: a +sdown the core held behind its vote and
+// released after a later -sdown of the same instance, or after a
+// +switch-master that re-created the replicas, no longer describes the
+// core's state, so E1 must not hold the replica SDOWN (seeds 801153:
+// -sdown published before the held +sdown; 816410: "+sdown slave
+// 10.0.0.2 @ mymaster 10.0.0.1" released after the switch to 10.0.0.3,
+// then 10.0.0.2 selected: "selected 10.0.0.2:6379, which it holds SDOWN").
+func TestLateSDownAfterReset(t *testing.T) {
+	sdown := func(sign string, late []stepRec) core.Emit {
+		return core.Emit{Type: sign + "sdown", Level: core.LevelWarning, Master: MasterName,
+			Subject: &core.Subject{Role: core.RoleReplica, Name: "10.0.0.2:6379", IP: "10.0.0.2", Port: 6379,
+				Master: MasterName, MasterIP: "10.0.0.1", MasterPort: 6379}}
+	}
+	const key = "slave 10.0.0.2:6379"
+	for _, tc := range []struct {
+		name      string
+		off       func(w *World, s *sentinel)
+		lateStep  int
+		wantSDown bool
+	}{
+		{"held +sdown released after the replicas were re-created", func(w *World, s *sentinel) { s.truth.slaveOff = 20 }, 10, false},
+		{"held +sdown released after a later -sdown", func(w *World, s *sentinel) {
+			w.steps = 20
+			w.chk.ruleEmit(w, s, sdown("-", nil), 0, nil)
+		}, 10, false},
+		{"held +sdown from after the -sdown", func(w *World, s *sentinel) {
+			w.steps = 20
+			w.chk.ruleEmit(w, s, sdown("-", nil), 0, nil)
+		}, 21, true},
+		{"held +sdown from after the reset", func(w *World, s *sentinel) { s.truth.slaveOff = 20 }, 21, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(NewOptions(1), false)
+			s := w.sent[0]
+			s.truth = newTruth(0, 0)
+			tc.off(w, s)
+			w.steps = 30
+			w.chk.ruleEmit(w, s, sdown("+", nil), 0, []stepRec{{step: tc.lateStep}})
+			if got := s.truth.sdown[key]; got != tc.wantSDown {
+				t.Fatalf("SDOWN recorded %v, want %v", got, tc.wantSDown)
+			}
+		})
+	}
+}

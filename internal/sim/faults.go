@@ -236,6 +236,9 @@ func (w *World) injectFault(f Fault) {
 		w.tracef("fault: sentinel %d clock jumps %+dms", s.id, d)
 		s.clockOff += d
 		s.lastJump = w.sch.now
+		if d < 0 {
+			s.backShadow = max(s.backShadow, w.sch.now) - d
+		}
 		w.netDisturbed[s.node] = w.sch.now
 	case FaultPersistFailure:
 		s := w.sent[f.n(0, len(w.sent))]

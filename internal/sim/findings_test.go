@@ -53,6 +53,26 @@ func TestFindingScenarios(t *testing.T) {
 		{"seed804588.json", []string{
 			"+selected-slave slave 10.0.0.1:6379 10.0.0.1 6379 @ mymaster 10.0.0.2 6379",
 		}},
+		// D1 (the 700612 story, whose replay the vote gate changed): in
+		// the tick that ends TILT at the heal, s1 starts a failover and
+		// holds +sdown of the sentinel at 10.0.1.3 behind its vote; later
+		// steps of the same millisecond deliver that sentinel's PONGs.
+		// The held +sdown is judged by the step it happened in, not
+		// against the PONGs processed after it ("only 0ms after its last
+		// valid reply" before the step numbers).
+		{"seed801153.json", []string{
+			"15500 s1 <- reply link=3 conn=34 tag=394 +PONG",
+			"15515 s1 -> event +vote-for-leader 157ecf3117d82ef22a18cd5dbeefc528d4bae10c 2",
+			"15515 s1 -> event +sdown sentinel e9e773a93cb5ed0f5ed12197841c83b07b1aa7b7 10.0.1.3 26379",
+		}},
+		// S6 false alarm: s1's clock jumped back 3914 ms; the operator set
+		// priority 0 on 10.0.0.1 2.5 s before s1 selected it on an INFO
+		// from before the change, 496 ms old by s1's clock.
+		{"seed825951.json", []string{
+			"fault: sentinel 1 clock jumps -3914ms",
+			"fault: operator runs CONFIG SET replica-priority 0 on 10.0.0.1 (was 100)",
+			"s1 -> event +selected-slave slave 10.0.0.1:6379",
+		}},
 		{"seed108731.json", []string{
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",

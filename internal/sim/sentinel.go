@@ -35,7 +35,11 @@ type sentinel struct {
 	inbox    []core.Event // events that arrived during a stall
 	clockOff int64        // local clock = virtual time + clockOff
 	lastJump int64        // virtual time of the last clock jump (S5 truth check skips it)
-	lastTick int64        // local time of the last Tick
+	// backShadow is the virtual time until which backward clock jumps can
+	// make what the sentinel received before them look fresh (ages are
+	// short by the jump): S6 does not judge its view of the replicas before.
+	backShadow int64
+	lastTick   int64 // local time of the last Tick
 
 	startedAt int64                 // virtual time of the last start
 	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)

@@ -27,6 +27,8 @@ type truth struct {
 	info      map[string]*infoSeen       // per address: the INFO replies processed
 	noOne     map[string]int64           // per address: SLAVEOF NO ONE sent at (virtual time)
 	sdown     map[string]bool            // per "type addr": +sdown without -sdown
+	sdownOff  map[string]int             // per "type addr": step number of the last -sdown (E1 of late +sdown)
+	slaveOff  int                        // step number of the last master reset, which re-creates the replicas
 	prevTick  int64                      // local time of the previous Tick
 	tilt      tiltTruth                  // TILT as the tick deltas demand it
 	reconf    map[string]map[string]bool // per master: replicas done (+slave-reconf-done or timeout)
@@ -87,6 +89,7 @@ func newTruth(now, vnow int64) truth {
 		info:      map[string]*infoSeen{},
 		noOne:     map[string]int64{},
 		sdown:     map[string]bool{},
+		sdownOff:  map[string]int{},
 		prevTick:  now,
 		reconf:    map[string]map[string]bool{},
 		reconfLag: map[string]bool{},
