@@ -214,9 +214,10 @@ func idHash(id string) uint64 {
 // runOne carries out one run in a lab of its own.
 func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, dir, goBin string) (r RunResult) {
 	seed := runSeed(opts.Seed, run)
-	r = RunResult{Scenario: s.ID, Kind: kind, Run: run, Seed: seed, Start: time.Now().UTC(), Extra: map[string]float64{}}
+	r = RunResult{Scenario: s.ID, Kind: kind, Run: run, Seed: seed, Start: time.Now().UTC(), Extra: map[string]float64{}, Phases: map[string]float64{}}
 	labDir := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", s.ID, kind, run))
 	defer func() { r.DurationS = float64(time.Since(r.Start).Round(100*time.Millisecond)) / float64(time.Second) }()
+	ph := phaseClock{r: &r, at: time.Now()}
 	if err := os.MkdirAll(labDir, 0o755); err != nil {
 		r.Error = err.Error()
 		return r
@@ -232,8 +233,12 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 		r.Error = fmt.Sprintf("lab: %v", err)
 		return r
 	}
-	defer lab.Close()
-	execute(ctx, s, kind, lab, labDir, goBin, seed, &r)
+	ph.mark("lab")
+	defer func() {
+		lab.Close()
+		ph.mark("teardown")
+	}()
+	execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
 	if !r.Pass && opts.Keep {
 		keep = true
 		r.LabDir = labDir
@@ -243,8 +248,9 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 
 // execute is one run on a fresh lab: topology, workload, schedule,
 // convergence, read-back, check, criteria.
-func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult) {
+func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult, ph *phaseClock) {
 	top, err := BuildTopology(ctx, lab, kind, s.Setup, labDir, goBin)
+	ph.mark("topology")
 	if top != nil {
 		defer top.Close()
 	}
@@ -318,8 +324,10 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		r.Error = err.Error()
 		return
 	}
+	ph.mark("steady")
 	schedErr := s.Schedule(runCtx, env)
 	env.healAll()
+	ph.mark("schedule")
 	if schedErr != nil {
 		r.Error = fmt.Sprintf("schedule: %v", schedErr)
 	}
@@ -336,8 +344,11 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	if convErr == nil {
 		r.Figures.ConvAfterHealS = secs(convAt.Sub(healAt))
 	}
+	ph.mark("converge")
 	_ = env.Sleep(runCtx, s.observe())
 	_ = sampler.WaitRounds(runCtx, 3)
+	ph.mark("observe")
+	defer ph.mark("check")
 	ops := stopWriters()
 	if master == "" {
 		// Not converged: read back from the majority's master, if any.
@@ -395,6 +406,19 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		r.Failed = append(r.Failed, "read-back: no final read, LostAck not measured")
 	}
 	judge(s, r)
+}
+
+// phaseClock records how long each phase of a run took (RunResult.Phases).
+type phaseClock struct {
+	r  *RunResult
+	at time.Time
+}
+
+// mark ends the current phase under name and starts the next one.
+func (p *phaseClock) mark(name string) {
+	now := time.Now()
+	p.r.Phases[name] += secs(now.Sub(p.at))
+	p.at = now
 }
 
 func mergeConv(f Figures, conv float64) Figures {
