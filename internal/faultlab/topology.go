@@ -89,6 +89,15 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 			return nil, err
 		}
 	}
+	// The sentinels start once the replicas are connected: a sentinel
+	// learns the replicas from the master's INFO and their link status
+	// from their own INFO, both every 10 s, so a sentinel whose first INFO
+	// came before the replicas' sync waited one more INFO period for them
+	// (the topology took 11–14 s instead of ~3 s).
+	healthyBy := time.Now().Add(60 * time.Second)
+	if err := t.waitReplicasUp(ctx, healthyBy); err != nil {
+		return nil, err
+	}
 	for _, h := range t.SentinelHosts {
 		if contains(setup.LateSentinels, h) {
 			continue
@@ -97,7 +106,7 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 			return nil, err
 		}
 	}
-	if err := t.WaitHealthy(ctx, 60*time.Second); err != nil {
+	if err := t.WaitHealthy(ctx, time.Until(healthyBy)); err != nil {
 		return nil, err
 	}
 	return t, nil
