@@ -3,6 +3,7 @@ package faultlab
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -238,17 +239,36 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 		lab.Close()
 		ph.mark("teardown")
 	}()
-	execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
+	in := execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
 	if !r.Pass && opts.Keep {
 		keep = true
 		r.LabDir = labDir
+		if in != nil {
+			if err := saveInput(filepath.Join(labDir, "checker-input.json"), in); err != nil {
+				r.Notes = append(r.Notes, err.Error())
+			}
+		}
 	}
 	return r
 }
 
+// saveInput writes what the checker was given (operations, samples,
+// events, config copies) as JSON, for the analysis of a kept failed run.
+func saveInput(path string, in *workload.Input) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("checker input: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("checker input: %w", err)
+	}
+	return nil
+}
+
 // execute is one run on a fresh lab: topology, workload, schedule,
-// convergence, read-back, check, criteria.
-func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult, ph *phaseClock) {
+// convergence, read-back, check, criteria. It returns the checker's input
+// (nil when the run ended before the check).
+func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult, ph *phaseClock) *workload.Input {
 	top, err := BuildTopology(ctx, lab, kind, s.Setup, labDir, goBin)
 	ph.mark("topology")
 	if top != nil {
@@ -256,7 +276,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	}
 	if err != nil {
 		r.Error = fmt.Sprintf("topology: %v", err)
-		return
+		return nil
 	}
 	setup := top.Setup
 	obs := top.Host("obs")
@@ -273,7 +293,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 	if err != nil {
 		r.Error = fmt.Sprintf("sampler: %v", err)
-		return
+		return nil
 	}
 	samplerStopped := false
 	stopSampler := func() ([]workload.Sample, []workload.Event) {
@@ -310,7 +330,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 			Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 		if err != nil {
 			r.Error = fmt.Sprintf("writer %s: %v", ws.Name, err)
-			return
+			return nil
 		}
 		writers = append(writers, w)
 	}
@@ -318,11 +338,11 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	// Steady state before the schedule: every writer has acknowledged writes.
 	if err := waitWritesFlow(runCtx, writers, 20*time.Second); err != nil {
 		r.Error = err.Error()
-		return
+		return nil
 	}
 	if err := sampler.WaitRounds(runCtx, 10); err != nil {
 		r.Error = err.Error()
-		return
+		return nil
 	}
 	ph.mark("steady")
 	schedErr := s.Schedule(runCtx, env)
@@ -406,6 +426,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		r.Failed = append(r.Failed, "read-back: no final read, LostAck not measured")
 	}
 	judge(s, r)
+	return &in
 }
 
 // phaseClock records how long each phase of a run took (RunResult.Phases).
