@@ -143,6 +143,34 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			}
 		}
 	}
+	if opts.Parallel > 1 {
+		// Solo scenarios first (they run alone: at the start they wait
+		// for no run in progress), then the longest runs first, by the
+		// mean duration of the runs stored in Out (longest processing
+		// time first: the short runs fill the labs at the end instead
+		// of a long run starting last).
+		prev, _ := LoadResults(opts.Out)
+		est := func(j job) float64 {
+			var sum float64
+			n := 0
+			for _, r := range prev[j.s.ID][j.kind] {
+				if r.DurationS > 0 {
+					sum += r.DurationS
+					n++
+				}
+			}
+			if n == 0 {
+				return 1e9 // unknown: may be long, start it early
+			}
+			return sum / float64(n)
+		}
+		sort.SliceStable(jobs, func(a, b int) bool {
+			if jobs[a].s.Solo != jobs[b].s.Solo {
+				return jobs[a].s.Solo
+			}
+			return est(jobs[a]) > est(jobs[b])
+		})
+	}
 	var mu sync.Mutex
 	results := map[string][]RunResult{}
 	solo := make([]bool, len(jobs))
@@ -273,6 +301,9 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	ph.mark("topology")
 	if top != nil {
 		defer top.Close()
+		for k, v := range top.SetupPhases {
+			r.Phases["topology_"+k] = v
+		}
 	}
 	if err != nil {
 		r.Error = fmt.Sprintf("topology: %v", err)
