@@ -156,13 +156,39 @@ func (t *Topology) WaitHealthy(ctx context.Context, timeout time.Duration) error
 	}
 }
 
-func (t *Topology) healthy(ctx context.Context) error {
+// waitReplicasUp waits until every replica reports a connected link to
+// the first redis host (the first half of healthy), polling every 50 ms.
+func (t *Topology) waitReplicasUp(ctx context.Context, deadline time.Time) error {
+	for {
+		why := t.replicasUp(ctx)
+		if why == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %v", ErrNotHealthy, why)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (t *Topology) replicasUp(ctx context.Context) error {
 	master := t.RedisHosts[0]
 	for _, h := range t.RedisHosts[1:] {
 		role, m, up, err := t.Role(ctx, h)
 		if err != nil || role != "slave" || m != master || !up {
 			return fmt.Errorf("replica %s: %s of %s up=%v %v", h, role, m, up, err)
 		}
+	}
+	return nil
+}
+
+func (t *Topology) healthy(ctx context.Context) error {
+	if err := t.replicasUp(ctx); err != nil {
+		return err
 	}
 	started := 0
 	for _, h := range t.SentinelHosts {

@@ -176,7 +176,11 @@ func Scorecard(all map[string]map[Kind][]RunResult) string {
 		for _, k := range []Kind{KindGosentinel, KindMixedGo1, KindMixedRedis1, KindRedis} {
 			for _, r := range byKind[k] {
 				if !r.Pass {
-					fails = append(fails, fmt.Sprintf("- %s on %s, run %d (seed %d): %s", s.ID, k, r.Run, r.Seed, strings.Join(r.Failed, "; ")))
+					why := strings.Join(r.Failed, "; ")
+					if r.Error != "" && !strings.Contains(why, r.Error) {
+						why = strings.TrimSuffix("did not finish: "+strings.TrimPrefix(r.Error, "did not finish: ")+"; "+why, "; ")
+					}
+					fails = append(fails, fmt.Sprintf("- %s on %s, run %d (seed %d): %s", s.ID, k, r.Run, r.Seed, why))
 				}
 			}
 		}

@@ -35,6 +35,13 @@ type RunResult struct {
 	Notes      []string             `json:"notes,omitempty"`
 	// LabDir is the kept lab directory (--keep and the run failed).
 	LabDir string `json:"lab_dir,omitempty"`
+	// Phases is where the run's wall time went, in seconds: "lab"
+	// (namespaces), "topology" (processes started until healthy), "steady"
+	// (writers and sampler flowing), "schedule" (the faults, including a
+	// schedule's own setup such as B9's groups), "converge" (heal → L1, at
+	// most Settle), "observe", "check" (read-back, checker, Post) and
+	// "teardown" (processes killed, namespaces deleted).
+	Phases map[string]float64 `json:"phases,omitempty"`
 }
 
 // Figures are the scorecard's figures of one run; durations are seconds

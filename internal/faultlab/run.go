@@ -3,6 +3,7 @@ package faultlab
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -142,6 +143,34 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			}
 		}
 	}
+	if opts.Parallel > 1 {
+		// Solo scenarios first (they run alone: at the start they wait
+		// for no run in progress), then the longest runs first, by the
+		// mean duration of the runs stored in Out (longest processing
+		// time first: the short runs fill the labs at the end instead
+		// of a long run starting last).
+		prev, _ := LoadResults(opts.Out)
+		est := func(j job) float64 {
+			var sum float64
+			n := 0
+			for _, r := range prev[j.s.ID][j.kind] {
+				if r.DurationS > 0 {
+					sum += r.DurationS
+					n++
+				}
+			}
+			if n == 0 {
+				return 1e9 // unknown: may be long, start it early
+			}
+			return sum / float64(n)
+		}
+		sort.SliceStable(jobs, func(a, b int) bool {
+			if jobs[a].s.Solo != jobs[b].s.Solo {
+				return jobs[a].s.Solo
+			}
+			return est(jobs[a]) > est(jobs[b])
+		})
+	}
 	var mu sync.Mutex
 	results := map[string][]RunResult{}
 	solo := make([]bool, len(jobs))
@@ -214,9 +243,10 @@ func idHash(id string) uint64 {
 // runOne carries out one run in a lab of its own.
 func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, dir, goBin string) (r RunResult) {
 	seed := runSeed(opts.Seed, run)
-	r = RunResult{Scenario: s.ID, Kind: kind, Run: run, Seed: seed, Start: time.Now().UTC(), Extra: map[string]float64{}}
+	r = RunResult{Scenario: s.ID, Kind: kind, Run: run, Seed: seed, Start: time.Now().UTC(), Extra: map[string]float64{}, Phases: map[string]float64{}}
 	labDir := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", s.ID, kind, run))
 	defer func() { r.DurationS = float64(time.Since(r.Start).Round(100*time.Millisecond)) / float64(time.Second) }()
+	ph := phaseClock{r: &r, at: time.Now()}
 	if err := os.MkdirAll(labDir, 0o755); err != nil {
 		r.Error = err.Error()
 		return r
@@ -232,25 +262,52 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 		r.Error = fmt.Sprintf("lab: %v", err)
 		return r
 	}
-	defer lab.Close()
-	execute(ctx, s, kind, lab, labDir, goBin, seed, &r)
+	ph.mark("lab")
+	defer func() {
+		lab.Close()
+		ph.mark("teardown")
+	}()
+	in := execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
 	if !r.Pass && opts.Keep {
 		keep = true
 		r.LabDir = labDir
+		if in != nil {
+			if err := saveInput(filepath.Join(labDir, "checker-input.json"), in); err != nil {
+				r.Notes = append(r.Notes, err.Error())
+			}
+		}
 	}
 	return r
 }
 
+// saveInput writes what the checker was given (operations, samples,
+// events, config copies) as JSON, for the analysis of a kept failed run.
+func saveInput(path string, in *workload.Input) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("checker input: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("checker input: %w", err)
+	}
+	return nil
+}
+
 // execute is one run on a fresh lab: topology, workload, schedule,
-// convergence, read-back, check, criteria.
-func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult) {
+// convergence, read-back, check, criteria. It returns the checker's input
+// (nil when the run ended before the check).
+func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult, ph *phaseClock) *workload.Input {
 	top, err := BuildTopology(ctx, lab, kind, s.Setup, labDir, goBin)
+	ph.mark("topology")
 	if top != nil {
 		defer top.Close()
+		for k, v := range top.SetupPhases {
+			r.Phases["topology_"+k] = v
+		}
 	}
 	if err != nil {
 		r.Error = fmt.Sprintf("topology: %v", err)
-		return
+		return nil
 	}
 	setup := top.Setup
 	obs := top.Host("obs")
@@ -267,7 +324,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 	if err != nil {
 		r.Error = fmt.Sprintf("sampler: %v", err)
-		return
+		return nil
 	}
 	samplerStopped := false
 	stopSampler := func() ([]workload.Sample, []workload.Event) {
@@ -304,7 +361,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 			Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 		if err != nil {
 			r.Error = fmt.Sprintf("writer %s: %v", ws.Name, err)
-			return
+			return nil
 		}
 		writers = append(writers, w)
 	}
@@ -312,14 +369,16 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	// Steady state before the schedule: every writer has acknowledged writes.
 	if err := waitWritesFlow(runCtx, writers, 20*time.Second); err != nil {
 		r.Error = err.Error()
-		return
+		return nil
 	}
 	if err := sampler.WaitRounds(runCtx, 10); err != nil {
 		r.Error = err.Error()
-		return
+		return nil
 	}
+	ph.mark("steady")
 	schedErr := s.Schedule(runCtx, env)
 	env.healAll()
+	ph.mark("schedule")
 	if schedErr != nil {
 		r.Error = fmt.Sprintf("schedule: %v", schedErr)
 	}
@@ -336,8 +395,11 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	if convErr == nil {
 		r.Figures.ConvAfterHealS = secs(convAt.Sub(healAt))
 	}
+	ph.mark("converge")
 	_ = env.Sleep(runCtx, s.observe())
 	_ = sampler.WaitRounds(runCtx, 3)
+	ph.mark("observe")
+	defer ph.mark("check")
 	ops := stopWriters()
 	if master == "" {
 		// Not converged: read back from the majority's master, if any.
@@ -395,6 +457,20 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		r.Failed = append(r.Failed, "read-back: no final read, LostAck not measured")
 	}
 	judge(s, r)
+	return &in
+}
+
+// phaseClock records how long each phase of a run took (RunResult.Phases).
+type phaseClock struct {
+	r  *RunResult
+	at time.Time
+}
+
+// mark ends the current phase under name and starts the next one.
+func (p *phaseClock) mark(name string) {
+	now := time.Now()
+	p.r.Phases[name] += secs(now.Sub(p.at))
+	p.at = now
 }
 
 func mergeConv(f Figures, conv float64) Figures {

@@ -12,13 +12,35 @@ import (
 // Helpers of the client scenarios H4–H6: figures computed from the
 // recorded operations and the sampler's ROLE samples.
 
-// roleAt is the role the sampler saw on redis host h at instant t: its
-// latest sample at or before t, if it answered and is at most 1 s old
+// roleAnsweredBefore is the role in the latest ROLE reply of redis host h
+// that came back at or before t (so the node was in that role at some
+// instant before t), if it answered and was sent at most 1 s before t
 // ("" otherwise).
-func roleAt(samples map[string][]workload.Sample, h string, t time.Time) string {
+func roleAnsweredBefore(samples map[string][]workload.Sample, h string, t time.Time) string {
 	l := samples[h]
-	i := sort.Search(len(l), func(i int) bool { return l[i].At.After(t) }) - 1
-	if i < 0 || l[i].Err != "" || t.Sub(l[i].At) > time.Second {
+	for i := sort.Search(len(l), func(i int) bool { return l[i].At.After(t) }) - 1; i >= 0 && t.Sub(l[i].At) <= time.Second; i-- {
+		done := l[i].Done
+		if done.IsZero() {
+			done = l[i].At
+		}
+		if done.After(t) {
+			continue // answered after t: the node may have changed since
+		}
+		if l[i].Err != "" {
+			return ""
+		}
+		return l[i].Role
+	}
+	return ""
+}
+
+// roleSentAfter is the role in the first ROLE request sent to redis host h
+// at or after t (so the node was in that role at some instant after t), if
+// it answered and was sent at most 1 s after t ("" otherwise).
+func roleSentAfter(samples map[string][]workload.Sample, h string, t time.Time) string {
+	l := samples[h]
+	i := sort.Search(len(l), func(i int) bool { return !l[i].At.Before(t) })
+	if i >= len(l) || l[i].At.Sub(t) > time.Second || l[i].Err != "" {
 		return ""
 	}
 	return l[i].Role
@@ -38,23 +60,30 @@ func redisSamples(in *workload.Input) map[string][]workload.Sample {
 	return out
 }
 
-// acksOnReplica counts, per writer, the acknowledged writes whose node was
-// sampled as role:slave both before the write was invoked and before it
-// completed: a write acknowledged by a node that was a replica the whole
-// time. Redis refuses writes on a read-only replica (READONLY), so any
-// such ack is a write the client sent to a replica that accepted it.
-func acksOnReplica(in *workload.Input, top *Topology) map[string]int {
+// acksOnReplica counts, per writer, the acknowledged writes that a node
+// executed while it was a replica the whole time: a ROLE answered before
+// the write was sent said slave, and the first ROLE sent after its
+// acknowledgement came back still said slave (a node does not go from
+// replica to master and back within one 50 ms sampling period). Redis
+// refuses writes on a read-only replica (READONLY), so any such ack is a
+// write the client sent to a replica that accepted it. The sample just
+// before the completion is no evidence: a replica promoted between two
+// samples acknowledges a fast client's first writes before the sampler
+// sees it as a master (H6: our client wrote to the new master 20 ms after
+// its promotion, between a sample that said slave and the next that said
+// master).
+func acksOnReplica(in *workload.Input, hostOf func(addr string) string) map[string]int {
 	samples := redisSamples(in)
 	out := map[string]int{}
 	for _, op := range in.Ops {
 		if op.Result != workload.ResultOK || op.Node == "" {
 			continue
 		}
-		h := top.HostOf(op.Node)
+		h := hostOf(op.Node)
 		if h == "" {
 			continue
 		}
-		if roleAt(samples, h, op.Invoke) == "slave" && roleAt(samples, h, op.Complete) == "slave" {
+		if roleAnsweredBefore(samples, h, op.Invoke) == "slave" && roleSentAfter(samples, h, op.Complete) == "slave" {
 			out[op.Writer]++
 		}
 	}
@@ -64,7 +93,7 @@ func acksOnReplica(in *workload.Input, top *Topology) map[string]int {
 // setAcksOnReplica records acks_on_replica (total) and one figure per writer.
 func setAcksOnReplica(r *RunResult, in *workload.Input, top *Topology) {
 	n := 0
-	for w, c := range acksOnReplica(in, top) {
+	for w, c := range acksOnReplica(in, top.HostOf) {
 		r.Extra["acks_on_replica_"+w] = float64(c)
 		n += c
 	}

@@ -295,16 +295,28 @@ func (c *checker) s6() {
 	for _, a := range c.in.Priority0 {
 		prio0[c.norm(a)] = true
 	}
-	sdown := map[string]map[string]bool{} // sentinel → replica → SDOWN
-	for _, e := range c.events {
+	// sentinel → master name → replica → SDOWN. A sentinel's replica
+	// objects are dropped without a -sdown when it switches the master
+	// (+switch-master: sentinelResetMasterAndChangeAddress re-creates them,
+	// not SDOWN) or resets it (+reset-master), and its state is unknown
+	// after its event subscription broke (events missed, or a restart).
+	sdown := map[string]map[string]map[string]bool{}
+	for _, e := range c.eventsWithGaps() {
 		ev := parseEvent(e)
 		switch e.Channel {
+		case ChanDisconnected:
+			delete(sdown, e.Sentinel)
+		case "+switch-master", "+reset-master":
+			delete(sdown[e.Sentinel], ev.master)
 		case "+sdown", "-sdown":
 			if ev.kind == "slave" {
 				if sdown[e.Sentinel] == nil {
-					sdown[e.Sentinel] = map[string]bool{}
+					sdown[e.Sentinel] = map[string]map[string]bool{}
 				}
-				sdown[e.Sentinel][c.norm(ev.addr)] = e.Channel == "+sdown"
+				if sdown[e.Sentinel][ev.master] == nil {
+					sdown[e.Sentinel][ev.master] = map[string]bool{}
+				}
+				sdown[e.Sentinel][ev.master][c.norm(ev.addr)] = e.Channel == "+sdown"
 			}
 		case "+selected-slave", "+promoted-slave":
 			if ev.kind != "slave" {
@@ -319,7 +331,7 @@ func (c *checker) s6() {
 			// the leader seeing the promotion confirmed by a later INFO,
 			// not a choice, and the replica it chose may be SDOWN by then
 			// (B9: a starved promoted replica answers late).
-			if e.Channel == "+selected-slave" && sdown[e.Sentinel][a] {
+			if e.Channel == "+selected-slave" && sdown[e.Sentinel][ev.master][a] {
 				c.violate("S6", "%s: the replica is SDOWN for that sentinel", what)
 			}
 			if m := masterAddrOf(e.Payload); m != "" && c.norm(m) == a {

@@ -300,6 +300,43 @@ func TestCheckS6(t *testing.T) {
 	mustNot(t, Check(w.in), "S6")
 }
 
+// TestCheckS6SDownAcrossSwitch: a replica's SDOWN belongs to the replica
+// object of one master. +switch-master re-creates a sentinel's replica
+// objects (not SDOWN, and no -sdown is published), so an SDOWN seen under
+// the old master says nothing about a selection in a later failover (fault
+// lab C7: "+selected-slave … the replica is SDOWN for that sentinel" on a
+// replica that sentinel had marked SDOWN two switches earlier).
+func TestCheckS6SDownAcrossSwitch(t *testing.T) {
+	second := func() *world {
+		w := failover()
+		// s1 marks r3 SDOWN under the old master A, then switches to B.
+		w.event(2500, "s1", "+sdown", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.1 6379")
+		// A later failover of B by s1 selects r3 (a replica of B).
+		w.event(6000, "s1", "+selected-slave", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.2 6379")
+		return w
+	}
+	w := second()
+	mustNot(t, Check(w.in), "S6")
+	// SDOWN again under the new master, not cleared: a real violation.
+	w.event(5500, "s1", "+sdown", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.2 6379")
+	mustHave(t, Check(w.in), "S6", "SDOWN for that sentinel")
+	// Another sentinel's SDOWN is not s1's.
+	w = second()
+	w.event(5500, "s2", "+sdown", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.2 6379")
+	mustNot(t, Check(w.in), "S6")
+	// +reset-master drops the replica objects too.
+	w = second()
+	w.event(5500, "s1", "+sdown", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.2 6379")
+	w.event(5600, "s1", "+reset-master", "master m 10.0.0.2 6379")
+	mustNot(t, Check(w.in), "S6")
+	// After a broken subscription (events missed, or the sentinel
+	// restarted) the sentinel's SDOWN state is unknown: not judged.
+	w = second()
+	w.event(5500, "s1", "+sdown", "slave 10.0.0.3:6379 10.0.0.3 6379 @ m 10.0.0.2 6379")
+	w.event(5600, "s1", ChanDisconnected, "EOF")
+	mustNot(t, Check(w.in), "S6")
+}
+
 func TestCheckL1(t *testing.T) {
 	w := failover()
 	mustNot(t, Check(w.in), "L1")
