@@ -82,6 +82,12 @@ type resolver struct {
 	// constructor cannot honour, see validate).
 	invalid error
 
+	// hintCtx is cancelled (and replaced) by every hint: work that a
+	// hint makes pointless (a ROLE probe on a node that does not
+	// answer) watches it.
+	hintCtx    context.Context
+	hintCancel context.CancelFunc
+
 	// spare is the connection the last resolution verified the master
 	// on (ROLE on a fresh socket), handed to the next dial instead of
 	// dialling and verifying again.
@@ -193,6 +199,10 @@ func (r *resolver) invalidate(gen uint64) {
 // delay the one that counts.
 func (r *resolver) hintLocked() {
 	r.hintSeq++
+	if r.hintCancel != nil {
+		r.hintCancel()
+		r.hintCtx, r.hintCancel = nil, nil
+	}
 	r.valid = false
 	r.kept = false
 	r.forced = true
@@ -628,4 +638,14 @@ func (r *resolver) outagePoll(ctx context.Context, c *call) (done bool, err erro
 	r.commit(cur, epoch, c)
 	r.keepSpare(conn, cur, c)
 	return true, nil
+}
+
+// hintContext returns a context cancelled by the next hint.
+func (r *resolver) hintContext() context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hintCtx == nil {
+		r.hintCtx, r.hintCancel = context.WithCancel(context.Background())
+	}
+	return r.hintCtx
 }
