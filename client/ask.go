@@ -21,45 +21,123 @@ type queryResult struct {
 // knows (see newerThanKnown), or the list is exhausted. Running the queries
 // side by side means a slow or black-holed sentinel costs nothing while
 // another one answers.
+//
+// A query that has not answered within SentinelTimeout is slow: the next
+// sentinel is asked beside it. When the client has a verified master it
+// could keep (see keepLastKnown), a slow query counts as failed, as
+// before. Otherwise (no master yet, the master fenced by an event, or
+// resolutions failing: the start of a fleet, a failover) waiting is the
+// only way to serve the command, and a slow query is still waited for, up
+// to the resolution's deadline: the first answer, even a late one, is
+// taken once every sentinel was asked. Under a fleet's load every
+// sentinel answers late; giving up at SentinelTimeout failed the
+// resolution, and every retry cost another round of queries (measured:
+// 1000 clients starting together on the shared box did not all write
+// within minutes).
 func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	r.mu.Lock()
 	order := append([]string(nil), r.sentinels...)
 	cur, known := r.addr, r.epoch
+	patient := r.addr == "" || r.fenced || r.failStreak > 0
+	// After a fence (an event named the current master as the old one)
+	// the sender of the event is first in the list: it is asked alone
+	// first, and its answer is enough when it names a newer master (see
+	// newerThanKnown) or the replica it is promoting as the failover
+	// leader; otherwise the next sentinel is asked at once. A fleet
+	// switching together sends half the queries.
+	fencedFirst := r.fenced && r.addr != "" && r.epoch >= 0
+	base := r.actCtxLocked()
 	r.mu.Unlock()
 	// Queries not needed any more (quorum reached, resolution abandoned)
-	// finish in the background, bounded by SentinelTimeout, and give
-	// their connection back to the pool: cutting them would cost a new
-	// connection (and TLS handshake) per abandoned query.
-	qctx := context.WithoutCancel(ctx)
+	// finish in the background, bounded by their deadline (patient) or
+	// SentinelTimeout, and give their connection back to the pool:
+	// cutting them would cost a new connection (and TLS handshake) per
+	// abandoned query. They end with the activation.
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(r.opt.DialTimeout)
+	}
 	results := make(chan queryResult, len(order))
+	started := make(map[string]time.Time, len(order))
 	next, pending := 0, 0
+	slow := map[string]bool{}
 	launch := func() {
 		s := order[next]
 		next++
 		pending++
+		started[s] = time.Now()
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			qctx, cancel := context.WithDeadline(base, dl)
+			defer cancel()
+			if patient {
+				qctx = context.WithValue(qctx, patientKey{}, true)
+			}
 			a, err := r.queryMaster(qctx, s)
 			results <- queryResult{sentinel: s, answer: a, err: err}
 		}()
 	}
-	for pending < r.opt.SentinelQuorum && next < len(order) {
+	first := r.opt.SentinelQuorum
+	if fencedFirst {
+		first = 1
+	}
+	for pending < first && next < len(order) {
 		launch()
 	}
 	var answers []*masterAnswer
 	var attempts []error
 	notFound := false
 	abandoned := false
+	var slowTimer *time.Timer
+	defer func() {
+		if slowTimer != nil {
+			slowTimer.Stop()
+		}
+	}()
 	for pending > 0 && !abandoned {
+		// Patient: the earliest query still in its SentinelTimeout
+		// turns slow when it expires.
+		var slowC <-chan time.Time
+		if patient {
+			first := time.Time{}
+			for s, at := range started {
+				if !slow[s] && (first.IsZero() || at.Before(first)) {
+					first = at
+				}
+			}
+			if !first.IsZero() {
+				if slowTimer != nil {
+					slowTimer.Stop()
+				}
+				slowTimer = time.NewTimer(time.Until(first.Add(r.opt.SentinelTimeout)))
+				slowC = slowTimer.C
+			}
+		}
 		var q queryResult
 		select {
 		case q = <-results:
+		case <-slowC:
+			for s, at := range started {
+				if !slow[s] && time.Since(at) >= r.opt.SentinelTimeout {
+					slow[s] = true
+				}
+			}
+			for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+				launch()
+			}
+			if len(answers) > 0 && pending == len(slow) && next >= len(order) {
+				abandoned = true // every sentinel asked: rank what answered
+			}
+			continue
 		case <-ctx.Done():
 			abandoned = true // (hint, shutdown, deadline)
 			continue
 		}
 		pending--
+		delete(started, q.sentinel)
+		wasSlow := slow[q.sentinel]
+		delete(slow, q.sentinel)
 		s, a := q.sentinel, q.answer
 		switch {
 		case q.err != nil && ctx.Err() != nil:
@@ -77,18 +155,22 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 			r.answered(s, nil)
 		default:
 			r.mu.Lock()
-			if len(answers) == 0 {
+			if len(answers) == 0 && !wasSlow {
 				r.sentinels.toFront(s)
 			}
 			r.mu.Unlock()
 			r.answered(s, a.sentinels)
 			answers = append(answers, a)
 		}
-		if len(answers) >= r.opt.SentinelQuorum || (a != nil && newerThanKnown(a, cur, known)) {
+		if len(answers) >= r.opt.SentinelQuorum || (a != nil && newerThanKnown(a, cur, known)) ||
+			(fencedFirst && a != nil && a.promoting && a.addr != cur) {
 			break
 		}
-		for ctx.Err() == nil && pending+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+		for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
 			launch()
+		}
+		if len(answers) > 0 && pending == len(slow) && next >= len(order) {
+			break // the others are slow: rank what answered
 		}
 	}
 	// Ties in the ranking go to the sentinel earlier in the list, not to
@@ -98,6 +180,19 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 		pos[s] = i
 	}
 	sort.SliceStable(answers, func(i, j int) bool { return pos[answers[i].sentinel] < pos[answers[j].sentinel] })
+	for s := range slow {
+		// Still slow when the round ended: a timed-out query, as when
+		// it is not waited for.
+		if len(answers) == 0 {
+			attempts = append(attempts, &SentinelError{Addr: s, Err: errSentinelTimeout})
+		}
+		if ctx.Err() == nil {
+			r.stats.sentinelErrors.Add(1)
+			r.mu.Lock()
+			r.sentinels.toBack(s)
+			r.mu.Unlock()
+		}
+	}
 	if ctx.Err() != nil && len(answers) == 0 {
 		attempts = append(attempts, fmt.Errorf("resolution: %w", ctx.Err()))
 	}
@@ -204,4 +299,19 @@ func candidates(answers []*masterAnswer) []string {
 		out[i] = c.addr
 	}
 	return out
+}
+
+// patientKey marks the context of a sentinel query that is waited for
+// until the context's deadline rather than SentinelTimeout (see ask).
+type patientKey struct{}
+
+// queryDeadline is when a caller stops waiting for a sentinel query:
+// SentinelTimeout from now, or the context's deadline for a patient query.
+func (r *resolver) queryDeadline(ctx context.Context) time.Time {
+	if ctx.Value(patientKey{}) != nil {
+		if dl, ok := ctx.Deadline(); ok {
+			return dl
+		}
+	}
+	return deadlineFor(ctx, r.opt.SentinelTimeout)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // trackedConn is a data connection handed to go-redis. It remembers the
@@ -29,7 +30,18 @@ type trackedConn struct {
 	failed  atomic.Bool  // a read or write failed (EOF, reset, timeout)
 	closeMu sync.Mutex
 	closed  bool
+	// staleBy is when a command in flight at the retirement must have
+	// its reply (unix ns, 0: not retired while busy); see markStale.
+	staleBy atomic.Int64
 }
+
+// staleReadGrace is how long a command that was in flight when its
+// connection was retired may still wait for its reply. A live old master
+// (SENTINEL FAILOVER) answers within it, so the reply — possibly of a
+// write — is not lost; a frozen one (SIGSTOP) does not, and the command
+// fails then instead of at ReadTimeout, so the next one reaches the new
+// master (go-redis closes such connections at the switch).
+const staleReadGrace = 100 * time.Millisecond
 
 // staleError is ErrStaleConnection as a net.Error, so that go-redis treats
 // the connection as broken and drops it.
@@ -86,8 +98,36 @@ func (c *trackedConn) markStale() bool {
 		c.closeSocket()
 	case c.reading.Load() == 0 && !c.busy.Load():
 		c.closeSocket()
+	default:
+		by := time.Now().Add(staleReadGrace)
+		c.staleBy.CompareAndSwap(0, by.UnixNano())
+		_ = c.Conn.SetReadDeadline(by)
 	}
 	return first
+}
+
+// SetReadDeadline keeps the retirement's bound (see staleReadGrace):
+// go-redis sets its ReadTimeout before each read.
+func (c *trackedConn) SetReadDeadline(t time.Time) error {
+	return c.Conn.SetReadDeadline(c.clampDeadline(t))
+}
+
+// SetDeadline is SetReadDeadline's counterpart for both directions.
+func (c *trackedConn) SetDeadline(t time.Time) error {
+	if by := c.staleBy.Load(); by != 0 {
+		if err := c.Conn.SetWriteDeadline(t); err != nil {
+			return err
+		}
+		return c.Conn.SetReadDeadline(c.clampDeadline(t))
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *trackedConn) clampDeadline(t time.Time) time.Time {
+	if by := c.staleBy.Load(); by != 0 && (t.IsZero() || t.After(time.Unix(0, by))) {
+		return time.Unix(0, by)
+	}
+	return t
 }
 
 func (c *trackedConn) closeSocket() {

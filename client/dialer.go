@@ -79,8 +79,9 @@ func (r *resolver) sleepUntilHint(ctx context.Context, d time.Duration) error {
 // moment one ends or a hint arrives; only a failure after a successful
 // resolution (the verified address then failed) sleeps a jittered backoff,
 // cut short by the end of any resolution or a hint.
-func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	defer r.beginDial()()
+func (r *resolver) dial(ctx context.Context, _, _ string) (_ net.Conn, err error) {
+	end := r.beginDial()
+	defer func() { end(err != nil) }()
 	var lastErr error
 	if r.invalid != nil {
 		return nil, &dialError{r.invalid}
@@ -97,8 +98,10 @@ func (r *resolver) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		addr, gen, fresh, err := r.target(ctx)
 		resolved := err == nil
 		if err == nil {
-			var c net.Conn
-			c, err = r.dialVerify(ctx, addr, r.want)
+			c := r.takeSpare(addr, gen)
+			if c == nil {
+				c, err = r.dialVerify(ctx, addr, r.want)
+			}
 			if err == nil && r.want == roleMaster && r.generation() != gen {
 				// The master changed while we dialled: start again.
 				c.Close()

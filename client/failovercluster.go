@@ -166,8 +166,9 @@ var errNotUsableReplica = errors.New("not a usable replica any more")
 // error (a *net.OpError with Op "dial"), so that go-redis's cluster client
 // retries the command, then marks the node failing and routes the command
 // to another node: nothing was sent.
-func (r *resolver) dialReplicaAt(ctx context.Context, addr string) (net.Conn, error) {
-	defer r.beginDial()()
+func (r *resolver) dialReplicaAt(ctx context.Context, addr string) (_ net.Conn, err error) {
+	end := r.beginDial()
+	defer func() { end(err != nil) }()
 	if r.closed() {
 		return nil, &dialError{ErrClientClosed}
 	}

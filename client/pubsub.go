@@ -55,7 +55,7 @@ func (r *resolver) subscriber(ctx context.Context, primary bool) {
 			r.wg.Add(1)
 			go func() {
 				defer r.wg.Done()
-				r.check(ctx)
+				r.catchUp(ctx, addr)
 			}()
 		}
 		r.readSub(sc, addr, primary)
@@ -148,12 +148,23 @@ func (r *resolver) subscribeProto(ctx context.Context, s string, resp3 bool) (*s
 	// giving up on a sentinel that is slow under load (a fleet starting
 	// at once) would only add connections.
 	deadline := deadlineFor(ctx, max(r.opt.SentinelTimeout, subscribeTimeout))
-	c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), s, deadline)
-	r.stats.sentinelDials.Add(1)
-	if err != nil {
-		return nil, &SentinelError{Addr: s, Err: err}
+	// The idle query connection to s (the first resolution opened it)
+	// becomes the subscription: no second connection to s. It is
+	// already authenticated; the handshake is sent again anyway (HELLO
+	// 3 carries it, and AUTH twice is harmless). A pooled connection the
+	// sentinel closed while idle fails the exchange below, and the
+	// attempt is made again on a fresh one.
+	rc := r.spool.take(s)
+	reused := rc != nil
+	if !reused {
+		c, err := dialWith(ctx, r.sentinelDialer(), r.sentinelTLS(), s, deadline)
+		r.stats.sentinelDials.Add(1)
+		if err != nil {
+			return nil, &SentinelError{Addr: s, Err: err}
+		}
+		rc = newRespConn(c)
 	}
-	rc := newRespConn(c)
+	c := rc.Conn
 	hs := r.sentinelHandshake()
 	if resp3 {
 		hs = [][]string{r.hello3()}
@@ -162,6 +173,9 @@ func (r *resolver) subscribeProto(ctx context.Context, s string, resp3 bool) (*s
 	r.stats.sentinelCommands.Add(uint64(len(cmds)))
 	rs, err := rc.do(deadline, cmds...)
 	switch {
+	case err != nil && reused && !isTimeout(err):
+		c.Close()
+		return r.subscribeProto(ctx, s, resp3) // closed while idle: dial
 	case err != nil:
 	case resp3 && rs[0].err() != nil && authRefused(rs[0]):
 		err = fmt.Errorf("%w: %w", ErrAuth, rs[0].err())
@@ -418,4 +432,38 @@ func (r *resolver) onEvent(channel, payload, from string) {
 		r.log(slog.LevelWarn, "event names the current master as the old one: fenced", "channel", channel, "sentinel", from, "old", old)
 	}
 	r.kick()
+}
+
+// catchUp runs after a (re)subscription to sentinel s: an event this
+// subscription would have carried while it was down is caught by asking s
+// itself, over the new subscription, for the master address (one
+// command); a full resolution (quorum, epochs, ROLE) runs only when s
+// names another address than the current master. Each subscription
+// checks its own sentinel, so together they cover every sentinel the
+// events come from. Before, each subscription ran a full check (two
+// sentinels, GET-MASTER-ADDR-BY-NAME + MASTER each): 12 commands per
+// client starting, right after its first resolution.
+func (r *resolver) catchUp(ctx context.Context, s string) {
+	if r.want == roleSlave {
+		r.check(ctx)
+		return
+	}
+	r.mu.Lock()
+	cur, busy := r.addr, r.inflight != nil
+	r.mu.Unlock()
+	if busy || cur == "" {
+		return // a resolution runs: it asks the sentinels after the subscription
+	}
+	named, err := r.queryAddr(ctx, s)
+	if err != nil || ctx.Err() != nil {
+		return // the verification loop and reconciliation cover it
+	}
+	r.answered(s, nil)
+	if named != cur {
+		r.log(slog.LevelInfo, "catch-up after subscribing: the sentinel names another master", "sentinel", s, "current", cur, "named", named)
+		r.mu.Lock()
+		r.hintLocked()
+		r.mu.Unlock()
+		r.kick()
+	}
 }

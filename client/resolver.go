@@ -82,6 +82,17 @@ type resolver struct {
 	// constructor cannot honour, see validate).
 	invalid error
 
+	// hintCtx is cancelled (and replaced) by every hint: work that a
+	// hint makes pointless (a ROLE probe on a node that does not
+	// answer) watches it.
+	hintCtx    context.Context
+	hintCancel context.CancelFunc
+
+	// spare is the connection the last resolution verified the master
+	// on (ROLE on a fresh socket), handed to the next dial instead of
+	// dialling and verifying again.
+	spare *spareConn
+
 	probeMu sync.Mutex
 	probe   *redis.Client        // private WithTimeout clone, for clientClosed
 	ap      *redis.AutoPipeliner // built by clientClosed on an open client
@@ -188,6 +199,10 @@ func (r *resolver) invalidate(gen uint64) {
 // delay the one that counts.
 func (r *resolver) hintLocked() {
 	r.hintSeq++
+	if r.hintCancel != nil {
+		r.hintCancel()
+		r.hintCtx, r.hintCancel = nil, nil
+	}
 	r.valid = false
 	r.kept = false
 	r.forced = true
@@ -375,6 +390,9 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 // candidates with ROLE, best epoch first, and commit the first verified one.
 // c is the resolution (nil for a switch that is not one).
 func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
+	if done, err := r.outagePoll(ctx, c); done {
+		return err
+	}
 	answers, attempts, notFound := r.ask(ctx)
 	if len(answers) == 0 {
 		return r.keepLastKnown(ctx, c, r.noAnswerErr(attempts, notFound))
@@ -389,8 +407,8 @@ func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
 	for _, addr := range cands {
 		conn, err := r.dialVerify(ctx, addr, roleMaster)
 		if err == nil {
-			conn.Close()
 			r.commit(addr, answerEpoch(answers, addr), c)
+			r.keepSpare(conn, addr, c)
 			return nil
 		}
 		var re *RoleError
@@ -511,4 +529,123 @@ func (r *resolver) failGap() time.Duration {
 		d *= 2
 	}
 	return min(d, r.opt.MaxRoleBackoff)
+}
+
+// spareTTL is how long the connection a resolution verified the master on
+// waits for a dial to take it before it is closed.
+const spareTTL = time.Second
+
+// spareConn is a verified connection to the master kept for the next dial.
+type spareConn struct {
+	c    net.Conn
+	addr string
+	gen  uint64
+}
+
+// keepSpare keeps c, just verified as the master addr by a resolution, for
+// the next dial of this generation (a dialer waiting for the resolution
+// takes it): one connection and one ROLE round trip less per switch, on
+// the new master, when a fleet switches at once. Not kept when resolution
+// call was superseded by a hint. It is closed when not
+// taken within spareTTL, when the address changes, and when the client
+// goes idle or closes.
+func (r *resolver) keepSpare(c net.Conn, addr string, call *call) {
+	r.mu.Lock()
+	if r.addr != addr || r.act == nil || r.closed() || r.fenced || (call != nil && call.superseded) {
+		r.mu.Unlock()
+		c.Close()
+		return
+	}
+	old := r.spare
+	sp := &spareConn{c: c, addr: addr, gen: r.gen}
+	r.spare = sp
+	r.mu.Unlock()
+	if old != nil {
+		old.c.Close()
+	}
+	time.AfterFunc(spareTTL, func() {
+		r.mu.Lock()
+		if r.spare != sp {
+			r.mu.Unlock()
+			return
+		}
+		r.spare = nil
+		r.mu.Unlock()
+		sp.c.Close()
+	})
+}
+
+// takeSpare returns the spare connection when it is to addr and of
+// generation gen (nil otherwise).
+func (r *resolver) takeSpare(addr string, gen uint64) net.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.spare
+	if sp == nil || sp.addr != addr || sp.gen != gen || r.gen != gen {
+		return nil
+	}
+	r.spare = nil
+	return sp.c
+}
+
+// dropSpareLocked closes the spare connection; the caller holds r.mu.
+func (r *resolver) dropSpareLocked() {
+	if r.spare != nil {
+		r.spare.c.Close()
+		r.spare = nil
+	}
+}
+
+// outagePoll is the paced resolution of an outage while the event path is
+// live (the failover's +promoted-slave / +switch-master will start the
+// next resolution at once): the first sentinel is asked for the master
+// address only (one command); while it still names the current,
+// unreachable master, that master is dialled and verified again (it may
+// have come back), and the resolution ends there. Any other answer, or
+// none, falls through to the full resolution. Without a live event path
+// the full resolution runs every time (a lagging first sentinel must not
+// hide the new master). done reports whether the resolution ended here.
+func (r *resolver) outagePoll(ctx context.Context, c *call) (done bool, err error) {
+	r.mu.Lock()
+	cur := r.addr
+	ok := cur != "" && !r.fenced && r.want == roleMaster && errors.Is(r.lastErr, ErrMasterUnreachable) &&
+		time.Now().Before(r.liveUntil) && len(r.sentinels) > 0
+	var front string
+	if ok {
+		front = r.sentinels[0]
+	}
+	r.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	named, qerr := r.queryAddr(ctx, front)
+	if qerr != nil || named != cur {
+		return false, nil
+	}
+	r.answered(front, nil)
+	conn, derr := r.dialVerify(ctx, cur, roleMaster)
+	var re *RoleError
+	if errors.As(derr, &re) {
+		return false, nil // reachable but not a master: ask them all
+	}
+	if derr != nil {
+		return true, &DiscoveryError{Kind: ErrMasterUnreachable, Master: r.opt.MasterName,
+			Attempts: []error{derr}}
+	}
+	r.mu.Lock()
+	epoch := r.epoch
+	r.mu.Unlock()
+	r.commit(cur, epoch, c)
+	r.keepSpare(conn, cur, c)
+	return true, nil
+}
+
+// hintContext returns a context cancelled by the next hint.
+func (r *resolver) hintContext() context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hintCtx == nil {
+		r.hintCtx, r.hintCancel = context.WithCancel(context.Background())
+	}
+	return r.hintCtx
 }

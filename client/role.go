@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 
 	"fmt"
 	"github.com/redis/go-redis/v9/auth"
@@ -32,9 +33,25 @@ func (r *resolver) dialVerify(ctx context.Context, addr, want string) (net.Conn,
 		c.Close()
 		return nil, fmt.Errorf("credentials for %s: %w", addr, err)
 	}
+	// A node that accepts but does not answer (SIGSTOP: the kernel
+	// completes the handshake) would hold the probe until the deadline;
+	// the probe ends when ctx does or a hint arrives (the master moved).
+	hctx := r.hintContext()
+	stopCut := context.AfterFunc(ctx, func() { c.Close() })
+	stopHint := context.AfterFunc(hctx, func() { c.Close() })
 	role, err := probeRole(c, deadline, user, pass)
+	cutByCtx, cutByHint := !stopCut(), !stopHint()
+	if err == nil && (cutByCtx || cutByHint) {
+		err = errors.New("probe cut")
+	}
 	if err != nil {
 		c.Close()
+		switch {
+		case cutByHint:
+			err = fmt.Errorf("%w (a sentinel event arrived during the probe)", err)
+		case cutByCtx:
+			err = fmt.Errorf("%w (%v)", err, ctx.Err())
+		}
 		return nil, fmt.Errorf("verify role of %s: %w", addr, err)
 	}
 	if role != want {

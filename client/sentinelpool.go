@@ -155,6 +155,28 @@ func (p *sentinelPool) dropIdle(addr string) {
 	e.mu.Unlock()
 }
 
+// take removes the idle query connection to addr from the pool and
+// returns it (nil when there is none, or it is in use): a subscription to
+// addr is then made on it instead of a new connection. The first
+// resolution opens query connections to the first sentinels, and the
+// subscriptions that follow reuse them, so a client starts with one
+// connection per sentinel.
+func (p *sentinelPool) take(addr string) *respConn {
+	p.mu.Lock()
+	e := p.entries[addr]
+	p.mu.Unlock()
+	if e == nil || !e.mu.TryLock() {
+		return nil
+	}
+	defer e.mu.Unlock()
+	c := e.conn
+	e.conn = nil
+	if c == nil {
+		return nil
+	}
+	return c.respConn
+}
+
 // has reports whether a query connection to addr is open or in use.
 func (p *sentinelPool) has(addr string) bool {
 	p.mu.Lock()
@@ -255,7 +277,7 @@ func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string
 	if rs, ok, err := r.subDo(ctx, addr, cmds); ok {
 		return rs, err
 	}
-	wait := time.NewTimer(time.Until(deadlineFor(ctx, r.opt.SentinelTimeout)))
+	wait := time.NewTimer(time.Until(r.queryDeadline(ctx)))
 	defer wait.Stop()
 	done := make(chan exchange, 1)
 	r.wg.Add(1)

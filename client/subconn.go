@@ -125,7 +125,7 @@ func (r *resolver) subDo(ctx context.Context, addr string, cmds [][]string) (rs 
 	if sc == nil || !sc.resp3 {
 		return nil, false, nil
 	}
-	deadline := deadlineFor(ctx, r.opt.SentinelTimeout)
+	deadline := r.queryDeadline(ctx)
 	done := make(chan exchange, 1)
 	sent, err := sc.send(deadline, done, cmds...)
 	if !sent {

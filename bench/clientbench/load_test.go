@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,11 @@ func sentinelCounters(t *testing.T, sentinels []string) (conns, cmds int64) {
 	t.Helper()
 	for _, s := range sentinels {
 		info, err := testutil.Info(s, "stats")
+		for try := 0; err != nil && try < 5; try++ {
+			// A sentinel loaded by a fleet may miss testutil.Info's 1 s
+			// timeout (each failed try is one more connection counted).
+			info, err = testutil.Info(s, "stats")
+		}
 		if err != nil {
 			t.Fatalf("INFO stats on %s: %v", s, err)
 		}
@@ -188,6 +194,16 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	}
 	run.window = time.Since(kill)
 	run.conns, run.cmds = snap(t, sentinels).since(s2)
+	var ds []time.Duration
+	for i := range firstAfter {
+		if at := firstAfter[i].Load(); at != 0 {
+			ds = append(ds, time.Duration(at-kill.UnixNano()))
+		}
+	}
+	slices.Sort(ds)
+	if len(ds) > 0 {
+		t.Logf("%s: kill → first write per client: min %v p10 %v p50 %v p90 %v p99 %v max %v", k.name, ds[0], ds[len(ds)/10], ds[len(ds)/2], ds[len(ds)*9/10], ds[len(ds)*99/100], ds[len(ds)-1])
+	}
 	own1 := ownStats(rdbs)
 	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds
 	run.lost, run.verifs = own1.lost-own0.lost, own1.verifs-own0.verifs
