@@ -166,7 +166,12 @@ func TestHostileLoadDelays(t *testing.T) {
 			if !strings.Contains(msg.(*redis.Message).Payload, name) {
 				t.Fatalf("+sdown = %v, want the master %s", msg, name)
 			}
-			if late > ticks+slack {
+			if late > ticks+slack && filepath.Base(b) == "redis-sentinel" {
+				// The reference is only logged: its PING also waits for
+				// the ping-period/2 rule and its single thread answered
+				// the attack meanwhile (seen 316 ms at load 60).
+				t.Logf("redis-sentinel's +sdown %v late, over %v", late, ticks+slack)
+			} else if late > ticks+slack {
 				t.Errorf("+sdown %v later than expected under hostile load, want ≤ %v (the timer's ticks + %v for the machine)", late, ticks+slack, slack)
 			}
 			stop()
