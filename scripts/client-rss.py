@@ -11,7 +11,8 @@ LOAD is one of
            subscriber was disconnected;
   large    the same with 8 KiB master names (events of 1023 bytes, the
            most a sentinel publishes), plus one subscriber that reads;
-  idle     4000 connections, one PING each (like scripts/idle-rss.py).
+  idle     4000 connections, one PING each (like scripts/idle-rss.py);
+  all      the three above in one run, then a summary table.
 
 Both sentinels run side by side with the same config in a temporary
 directory, on kernel-chosen free ports, and are killed by PID at the end.
@@ -42,6 +43,13 @@ def status(pid, key):
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid):
+    """utime+stime of pid in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cmd(*args):
@@ -156,6 +164,21 @@ def main():
     real = sys.argv[3] if len(sys.argv) > 3 else "redis-sentinel"
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 20000), hard))
+    if load != "all":
+        run(gos, load, real)
+        return
+    rows = []
+    for load in ("slowsub", "large", "idle"):
+        print(f"== {load}")
+        rows.append((load, run(gos, load, real)))
+    print("load     redis-sentinel  gosentinel  ratio")
+    for load, res in rows:
+        r, g = res["redis-sentinel"], res["gosentinel"]
+        print(f"{load:8} {r / 1024:10.1f} MiB {g / 1024:7.1f} MiB  {g / r:.2f}")
+
+
+def run(gos, load, real):
+    """Runs one load against both sentinels; returns their peak VmHWM (KiB)."""
     namelen = {"slowsub": 10, "large": 8192, "idle": 10}[load]
     masters = 200 if load != "idle" else 1
     res = {}
@@ -166,18 +189,21 @@ def main():
             try:
                 time.sleep(0.5)
                 before = status(p.pid, "VmHWM")
+                cpu0 = cpu_seconds(p.pid)
                 if load == "idle":
                     what = load_idle(port, p.pid)
                 else:
                     what = load_events(port, p.pid, namelen, load == "large")
                 time.sleep(0.3)
                 peak = status(p.pid, "VmHWM")
+                cpu = cpu_seconds(p.pid) - cpu0
                 res[name] = peak
-                print(f"{name}: VmHWM before {before} KiB, peak {peak} KiB ({peak / 1024:.1f} MiB); {what}")
+                print(f"{name}: VmHWM before {before} KiB, peak {peak} KiB ({peak / 1024:.1f} MiB), CPU during the load {cpu:.2f} s; {what}")
             finally:
                 p.kill()
                 p.wait()
     print(f"ratio gosentinel/redis-sentinel peak RSS: {res['gosentinel'] / res['redis-sentinel']:.2f}")
+    return res
 
 
 if __name__ == "__main__":

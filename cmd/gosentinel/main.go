@@ -127,6 +127,14 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		logger.Log(ctx, runtime.LevelWarning, err.Error())
 		return 1
 	}
+	// Signals are caught before the port opens: a SIGTERM sent as soon
+	// as the sentinel answers must stop it in order (it used to kill the
+	// process by the default action while it started; TestSIGTERMStuckRun
+	// sends it right after the first PONG). One arriving before the run
+	// starts waits in sigs.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
 	if err := rt.Start(); err != nil {
 		if errors.Is(err, runtime.ErrNoListener) {
 			logger.Log(ctx, runtime.LevelWarning, err.Error())
@@ -146,9 +154,6 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		shownPort = cfg.Server.TLSPort // like redisAsciiArt: the TLS port when there is no plain one
 	}
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", shownPort))
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
 	sigCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	runDone := make(chan struct{})
@@ -159,6 +164,9 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		os.Exit(0)
 	})
 	err = rt.Run(sigCtx)
+	if stuckRunForTest != "" {
+		select {} // shutdown.go: only the forced exit ends the process
+	}
 	close(runDone)
 	var ee *runtime.ExitError
 	if errors.As(err, &ee) {

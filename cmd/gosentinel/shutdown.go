@@ -13,6 +13,12 @@ import (
 // before it is on disk, so an abrupt exit loses nothing that was promised.
 const shutdownGrace = 500 * time.Millisecond
 
+// stuckRunForTest is empty in every build but the one of
+// TestSIGTERMStuckRun (-ldflags "-X main.stuckRunForTest=1"), where the
+// run never returns after it stopped, as when the core is stuck in one
+// step: the process must still exit within a second of SIGTERM.
+var stuckRunForTest string
+
 // forceExitAfter waits for the first signal on sigs, then calls cancel (the
 // orderly stop) and, unless runDone closes within grace, calls exit. It
 // returns when runDone closes or after exit.

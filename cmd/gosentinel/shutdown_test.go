@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -87,5 +89,40 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 				t.Fatalf("still running 1 s after SIGTERM")
 			}
 		})
+	}
+}
+
+// TestSIGTERMStuckRun: the real binary whose run never returns after the
+// stop (built with main.stuckRunForTest set, as if the core were stuck in
+// one step) still exits within a second of SIGTERM, with status 0 and the
+// forced-exit log line. Without the forced exit wired in main it would
+// never exit; without the signal handler it would die of the signal
+// without the log line.
+func TestSIGTERMStuckRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a binary")
+	}
+	stuck := filepath.Join(t.TempDir(), "gosentinel-stuck")
+	build := exec.Command("go", "build", "-ldflags", "-X main.stuckRunForTest=1", "-o", stuck, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	master := testutil.StartRedis(t)
+	s := startMonitoring(t, stuck, "mym", master)
+	start := time.Now()
+	if err := syscall.Kill(s.PID(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+		t.Logf("exited %v after SIGTERM", time.Since(start))
+	case <-time.After(time.Second):
+		t.Fatalf("still running 1 s after SIGTERM")
+	}
+	if code := s.ExitCode(); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	if log := s.Log(); !strings.Contains(log, "Orderly shutdown did not finish within") {
+		t.Errorf("log has no forced-exit line:\n%s", log)
 	}
 }

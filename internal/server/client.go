@@ -401,8 +401,10 @@ func (c *client) kill() {
 // it is closing).
 func (c *client) writeLoop() {
 	defer c.s.wg.Done()
+	held := 0 // bytes of the last batch, in flight until written
 	for {
 		c.mu.Lock()
+		c.q.done(held)
 		if c.q.size == 0 || c.killed {
 			c.writing = false
 			c.cond.Broadcast()
@@ -413,7 +415,8 @@ func (c *client) writeLoop() {
 			}
 			return
 		}
-		bs := c.q.take()
+		var bs []*outBlock
+		bs, held = c.q.takeBatch()
 		c.cond.Broadcast() // a reader waiting for room may go on
 		c.mu.Unlock()
 

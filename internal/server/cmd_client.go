@@ -228,7 +228,7 @@ func (c *client) describe() string {
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=0 multi=-1 watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=%d omem=%d tot-mem=%d events=r cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		c.id, c.addr, c.laddr, c.fd, c.name,
 		int64(now.Sub(c.created)/time.Second), int64(now.Sub(c.lastActive)/time.Second),
-		flags, len(c.channels), len(c.patterns), 16384, len(c.q.blocks), c.q.size, 16384+c.q.size,
+		flags, len(c.channels), len(c.patterns), 16384, len(c.q.blocks), c.q.used(), 16384+c.q.used(),
 		c.lastCmd, c.user, c.proto, c.libName, c.libVer)
 }
 

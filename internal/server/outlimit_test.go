@@ -240,3 +240,100 @@ func TestNormalClassLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestInFlightOutputBounded: a writer takes at most maxWriteBatch blocks
+// off the queue, so a subscriber that reads a little and stops holds at
+// most its hard limit plus one batch. Before, the writer took the whole
+// queue and the queue restarted from zero: the server could hold nearly
+// twice the hard limit for one client before disconnecting it.
+func TestInFlightOutputBounded(t *testing.T) {
+	const hard = 1 << 20
+	s, _, _ := startServer(t, Config{OutputLimits: &OutputLimits{Pubsub: OutputLimit{Hard: hard}}})
+	// net.Pipe is synchronous: a write blocks until the test reads it, so
+	// which bytes are in flight is exact.
+	a, b := net.Pipe()
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	c := newClient(s, a)
+	s.mu.Lock()
+	s.clients[c.id] = c
+	s.mu.Unlock()
+	s.ps.mu.Lock()
+	s.ps.add(s.ps.channels, "ev", c)
+	s.ps.mu.Unlock()
+	c.mu.Lock()
+	c.channels = []string{"ev"}
+	c.mu.Unlock()
+
+	payload := strings.Repeat("x", MaxEventLen)
+	msgLen := len("*3\r\n$7\r\nmessage\r\n$2\r\nev\r\n$1023\r\n") + MaxEventLen + 2
+	read := func(n int) {
+		t.Helper()
+		if _, err := io.ReadFull(b, make([]byte, n)); err != nil {
+			t.Fatalf("reading %d bytes: %v", n, err)
+		}
+	}
+	s.Publish("ev", payload)
+	read(1)                      // the writer is now writing the first message
+	below := (hard - 1) / msgLen // just under the hard limit
+	for range below {
+		s.Publish("ev", payload)
+	}
+	read(msgLen - 1) // first write done: the writer takes the next batch
+	read(1)          // and is writing it
+	c.mu.Lock()
+	inflight, used, killed := c.q.inflight, c.q.used(), c.killed
+	c.mu.Unlock()
+	if killed || used != below*msgLen {
+		t.Fatalf("killed %v, used %d; want a live client holding %d", killed, used, below*msgLen)
+	}
+	if inflight > maxWriteBatch*outBlockSize {
+		t.Fatalf("writer took %d bytes at once, want at most %d", inflight, maxWriteBatch*outBlockSize)
+	}
+	// As many again: the client must be cut before it holds its limit
+	// plus one batch.
+	for range below {
+		s.Publish("ev", payload)
+		c.mu.Lock()
+		used, killed = c.q.used(), c.killed
+		c.mu.Unlock()
+		if killed {
+			break
+		}
+		if used > hard+maxWriteBatch*outBlockSize {
+			t.Fatalf("subscriber holds %d bytes, limit %d plus one %d-byte batch", used, hard, maxWriteBatch*outBlockSize)
+		}
+	}
+	if !killed {
+		t.Fatalf("subscriber not disconnected after %d bytes against a %d-byte hard limit", 2*below*msgLen, hard)
+	}
+}
+
+// TestOutQueueBatches: a writer takes at most maxWriteBatch blocks at a
+// time, and they count as used until the write is done.
+func TestOutQueueBatches(t *testing.T) {
+	var q outQueue
+	defer q.reset()
+	chunk := make([]byte, 1000)
+	for q.size < (maxWriteBatch+10)*outBlockSize {
+		q.append(chunk)
+	}
+	total := q.size
+	bs, n := q.takeBatch()
+	if len(bs) != maxWriteBatch || n != maxWriteBatch*outBlockSize {
+		t.Fatalf("first batch: %d blocks, %d bytes; want %d, %d", len(bs), n, maxWriteBatch, maxWriteBatch*outBlockSize)
+	}
+	if q.used() != total || q.size != total-n {
+		t.Fatalf("after taking: used %d, queued %d; want %d, %d", q.used(), q.size, total, total-n)
+	}
+	releaseBlocks(bs)
+	q.done(n)
+	bs2, n2 := q.takeBatch()
+	if n2 != total-n || q.size != 0 || q.used() != n2 {
+		t.Fatalf("second batch %d bytes, queued %d, used %d; want %d, 0, %d", n2, q.size, q.used(), total-n, n2)
+	}
+	releaseBlocks(bs2)
+	q.done(n2)
+	if q.used() != 0 {
+		t.Fatalf("used %d after every batch was written", q.used())
+	}
+}

@@ -24,7 +24,26 @@ type outBlock struct {
 type outQueue struct {
 	blocks []*outBlock
 	size   int // queued bytes
+	// inflight is the bytes of the blocks a writer took and has not
+	// released yet (its write may be blocked on a peer that stopped
+	// reading). They are not counted by the output limits, which apply
+	// to size like Redis' to its unsent reply list: a writer's batch is
+	// released only when the whole write returns, so counting it would
+	// also count bytes the peer has already read until the writer
+	// goroutine runs again. Instead a batch is at most maxWriteBatch
+	// blocks, so a client holds at most its limit plus one batch.
+	inflight int
 }
+
+// maxWriteBatch bounds the blocks one write takes off the queue (256 KiB).
+// Taking the whole queue let a subscriber that read a little and stopped
+// make the server hold its queue in flight plus a new queue up to the
+// limit: nearly twice the hard limit.
+const maxWriteBatch = 16
+
+// used returns the output the client holds, queued plus in flight (CLIENT
+// LIST omem).
+func (q *outQueue) used() int { return q.size + q.inflight }
 
 // append copies b to the end of the queue.
 func (q *outQueue) append(b []byte) {
@@ -49,6 +68,29 @@ func (q *outQueue) take() []*outBlock {
 	q.blocks, q.size = nil, 0
 	return bs
 }
+
+// takeBatch removes up to maxWriteBatch blocks from the front of the queue
+// for a writer and counts them in flight until done is called with the
+// returned byte count.
+func (q *outQueue) takeBatch() ([]*outBlock, int) {
+	if len(q.blocks) <= maxWriteBatch {
+		n := q.size
+		q.inflight += n
+		return q.take(), n
+	}
+	bs := q.blocks[:maxWriteBatch:maxWriteBatch]
+	n := 0
+	for _, b := range bs {
+		n += len(b.b)
+	}
+	q.blocks = q.blocks[maxWriteBatch:]
+	q.size -= n
+	q.inflight += n
+	return bs, n
+}
+
+// done ends the in-flight accounting of a batch of n bytes from takeBatch.
+func (q *outQueue) done(n int) { q.inflight -= n }
 
 // reset drops the queued output.
 func (q *outQueue) reset() { releaseBlocks(q.take()) }
