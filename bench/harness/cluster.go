@@ -23,6 +23,8 @@ type ClusterOpts struct {
 	// Ready bounds the wait until every sentinel sees the replicas and the
 	// other sentinels; default 30 s.
 	Ready time.Duration
+	// Extra is appended to every sentinel's config (e.g. "tcp-backlog 4096\n").
+	Extra string
 }
 
 func (o *ClusterOpts) defaults() {
@@ -63,7 +65,7 @@ func StartCluster(env *Env, impl Impl, o ClusterOpts) *Cluster {
 	o.defaults()
 	top := testutil.StartTopology(env, o.Replicas)
 	cl := &Cluster{Opts: o, Top: top}
-	body := testutil.SentinelConf(o.Name, top.Master.Port, o.Quorum, o.DownAfterMs, o.FailoverTimeout)
+	body := testutil.SentinelConf(o.Name, top.Master.Port, o.Quorum, o.DownAfterMs, o.FailoverTimeout) + o.Extra
 	for i := 0; i < o.Sentinels; i++ {
 		conf, port, log := writeSentinelConf(env, body)
 		cl.Sentinels = append(cl.Sentinels, testutil.StartSentinelConf(env, impl.Bin, conf, port, log))

@@ -3,6 +3,8 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +29,10 @@ type ScaleOpts struct {
 	Window         time.Duration // CPU measurement window; default 10 s
 	Ready          time.Duration // bound on the time to all healthy; default 3 min
 	PollEvery      time.Duration // SENTINEL MASTERS poll period; default 100 ms
+	// Settle is the wait between "all healthy" and the CPU window (0: none).
+	// Right after start-up the sentinels still exchange the first hellos
+	// and rewrite their configs; a settled window is the steady state.
+	Settle time.Duration
 }
 
 func (o *ScaleOpts) defaults() {
@@ -59,6 +65,8 @@ type ScaleResult struct {
 	FirstPongMs float64
 	CPUPercent  float64 // median over sentinels, one core = 100
 	RSSMiB      float64 // median over sentinels
+	ConfKiB     float64 // first sentinel's config file after the window
+	FlushMs     float64 // SENTINEL FLUSHCONFIG round trip on the first sentinel (a full rewrite + fsync)
 }
 
 // RunScale starts the redis-servers and the sentinels of impl monitoring
@@ -73,11 +81,39 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 	pairs := (o.Masters + o.NamesPerServer - 1) / o.NamesPerServer
 	ports := make([]int, pairs)
 	replicas := make([]*testutil.Process, pairs)
+	// Pairs start 8 at a time: one by one, a thousand redis-servers took
+	// 7 minutes on the loaded machine, mostly waiting for each to answer.
+	var (
+		starting sync.WaitGroup
+		failMu   sync.Mutex
+		failure  any
+		parallel = make(chan struct{}, 8)
+	)
 	for i := range ports {
-		// hz 1 keeps hundreds of idle redis-servers from loading the machine.
-		m := testutil.StartRedis(env, "hz 1")
-		ports[i] = m.Port
-		replicas[i] = testutil.StartRedis(env, "hz 1", fmt.Sprintf("replicaof 127.0.0.1 %d", m.Port))
+		starting.Add(1)
+		parallel <- struct{}{}
+		go func(i int) {
+			defer starting.Done()
+			defer func() { <-parallel }()
+			defer func() {
+				// env.Fatalf panics; re-raised below on the Run goroutine.
+				if p := recover(); p != nil {
+					failMu.Lock()
+					if failure == nil {
+						failure = p
+					}
+					failMu.Unlock()
+				}
+			}()
+			// hz 1 keeps hundreds of idle redis-servers from loading the machine.
+			m := testutil.StartRedis(env, "hz 1")
+			ports[i] = m.Port
+			replicas[i] = testutil.StartRedis(env, "hz 1", fmt.Sprintf("replicaof 127.0.0.1 %d", m.Port))
+		}(i)
+	}
+	starting.Wait()
+	if failure != nil {
+		panic(failure)
 	}
 	for _, r := range replicas {
 		testutil.WaitFor(env, 30*time.Second, "replica "+r.Addr()+" linked", func() bool {
@@ -121,6 +157,7 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 		}
 	}
 	r := ScaleResult{HealthyMs: sinceMs(t0, time.Now()), StallMs: float64(stall.Microseconds()) / 1000, FirstPongMs: firstPong}
+	time.Sleep(o.Settle) // a fixed settling time is the method, not a wait for an event
 	us := make([]Usage, len(sents))
 	errs := make([]error, len(sents))
 	var wg sync.WaitGroup
@@ -142,6 +179,14 @@ func RunScale(env *Env, impl Impl, o ScaleOpts) (ScaleResult, error) {
 	}
 	r.CPUPercent = Summarize(cpu).Median
 	r.RSSMiB = Summarize(rss).Median
+	r.FlushMs, r.ConfKiB = math.NaN(), math.NaN()
+	f0 := time.Now()
+	if _, err := ask(sents[0].Addr(), func(c *Conn) (any, error) { return c.Do(o.Ready, "SENTINEL", "FLUSHCONFIG") }); err == nil {
+		r.FlushMs = sinceMs(f0, time.Now())
+	}
+	if st, err := os.Stat(sents[0].Conf); err == nil {
+		r.ConfKiB = float64(st.Size()) / 1024
+	}
 	return r, nil
 }
 

@@ -24,16 +24,21 @@ func readAll(r *Reader) ([][]string, error) {
 	}
 }
 
-func TestReadCommand(t *testing.T) {
+// readCommandCase is one input of the ReadCommand table.
+type readCommandCase struct {
+	name   string
+	in     string
+	lim    Limits
+	unauth bool
+	want   [][]string
+	err    string // "" means clean io.EOF
+}
+
+// readCommandCases is the ReadCommand table, shared with the buffered
+// reader's test.
+func readCommandCases() []readCommandCase {
 	big := strings.Repeat("x", 70000)
-	tests := []struct {
-		name   string
-		in     string
-		lim    Limits
-		unauth bool
-		want   [][]string
-		err    string // "" means clean io.EOF
-	}{
+	return []readCommandCase{
 		{name: "multibulk", in: "*2\r\n$4\r\nPING\r\n$2\r\nhi\r\n", want: [][]string{{"PING", "hi"}}},
 		{name: "pipelined", in: "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\nPING\r\n", want: [][]string{{"PING"}, {"PING"}, {"PING"}}},
 		{name: "inline", in: "PING\r\n", want: [][]string{{"PING"}}},
@@ -73,6 +78,10 @@ func TestReadCommand(t *testing.T) {
 		{name: "truncated header", in: "*1\r\n", err: io.ErrUnexpectedEOF.Error()},
 		{name: "truncated inline", in: "PING", err: io.ErrUnexpectedEOF.Error()},
 	}
+}
+
+func TestReadCommand(t *testing.T) {
+	tests := readCommandCases()
 	for _, tc := range tests {
 		eachReader(t, tc.name, tc.in, func(t *testing.T, src io.Reader) {
 			r := NewReaderLimits(src, tc.lim)

@@ -76,20 +76,8 @@ func (r *Reader) fill() error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.r > 0 {
-		n := copy(r.buf, r.buf[r.r:r.w])
-		r.w = n
-		r.r = 0
-	}
-	if r.w < r.size && len(r.buf) > r.size {
-		// A long line made the buffer grow; what is left fits the
-		// initial size again, so drop the large array.
-		small := make([]byte, r.size)
-		r.w = copy(small, r.buf[:r.w])
-		r.buf = small
-	}
-	if r.w == len(r.buf) {
-		return fmt.Errorf("resp: read buffer full")
+	if err := r.compact(); err != nil {
+		return err
 	}
 	for range 100 {
 		n, err := r.rd.Read(r.buf[r.w:])
@@ -110,6 +98,28 @@ func (r *Reader) fill() error {
 	}
 	r.err = io.ErrNoProgress
 	return r.err
+}
+
+// compact moves the unread bytes to the front of the buffer (shrinking a
+// grown buffer when they fit the initial size again); it fails when the
+// buffer is full.
+func (r *Reader) compact() error {
+	if r.r > 0 {
+		n := copy(r.buf, r.buf[r.r:r.w])
+		r.w = n
+		r.r = 0
+	}
+	if r.w < r.size && len(r.buf) > r.size {
+		// A long line made the buffer grow; what is left fits the
+		// initial size again, so drop the large array.
+		small := make([]byte, r.size)
+		r.w = copy(small, r.buf[:r.w])
+		r.buf = small
+	}
+	if r.w == len(r.buf) {
+		return fmt.Errorf("resp: read buffer full")
+	}
+	return nil
 }
 
 // readLine returns the next line without its "\n" and without one "\r"

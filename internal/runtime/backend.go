@@ -39,6 +39,15 @@ func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]by
 	}
 }
 
+// CachedMasterAddr implements server.AddrCache: the query cache's reply
+// for SENTINEL GET-MASTER-ADDR-BY-NAME name (querycache.go).
+func (r *Runtime) CachedMasterAddr(name []byte) (resp.Value, bool) {
+	if r.opts.NoQueryCache {
+		return resp.Value{}, false
+	}
+	return r.qcache.get(name)
+}
+
 // InfoSentinel implements server.Backend: the "# Sentinel" INFO section.
 func (r *Runtime) InfoSentinel() string {
 	var s string

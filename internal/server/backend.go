@@ -25,6 +25,16 @@ type Backend interface {
 	Shutdown()
 }
 
+// AddrCache is an optional Backend fast path for the query every client
+// of a deployment asks: a Backend that implements it answers SENTINEL
+// GET-MASTER-ADDR-BY-NAME from a snapshot when it has one, and the server
+// then neither copies the arguments nor describes the client for Command.
+// The reply must be exactly the one Command would give; ok false sends the
+// query to Command. name is only valid during the call.
+type AddrCache interface {
+	CachedMasterAddr(name []byte) (v resp.Value, ok bool)
+}
+
 // ClientInfo describes the connection that sent a forwarded command.
 type ClientInfo struct {
 	// ID is the CLIENT ID of the connection.

@@ -34,6 +34,7 @@ type client struct {
 	s       *Server
 	id      int64
 	conn    net.Conn
+	rc      syscall.RawConn // plain TCP/Unix socket: the raw read path (rawread.go); nil otherwise
 	fd      int
 	addr    string
 	laddr   string
@@ -75,6 +76,7 @@ func newClient(s *Server, conn net.Conn) *client {
 		s:          s,
 		id:         s.nextID.Add(1),
 		conn:       conn,
+		rc:         rawConnOf(conn),
 		fd:         connFD(conn),
 		addr:       conn.RemoteAddr().String(),
 		laddr:      conn.LocalAddr().String(),
@@ -125,24 +127,10 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	if len(c.pending) > 0 && !c.flush() {
 		return 0, net.ErrClosed
 	}
-	if t := c.s.cfg.Timeout; t > 0 {
-		c.mu.Lock()
-		sub := len(c.channels)+len(c.patterns) > 0
-		c.mu.Unlock()
-		if sub {
-			_ = c.conn.SetReadDeadline(time.Time{})
-		} else {
-			_ = c.conn.SetReadDeadline(time.Now().Add(t))
-		}
-	}
+	c.armReadDeadline()
 	n, err := c.conn.Read(p)
-	c.s.stats.netIn.Add(int64(n))
 	if n > 0 {
-		// Like Redis' lastinteraction: refreshed per read, not per command.
-		now := time.Now()
-		c.mu.Lock()
-		c.lastActive = now
-		c.mu.Unlock()
+		c.noteRead(n)
 	}
 	return n, err
 }
@@ -161,6 +149,9 @@ func (c *client) readLoop() {
 	defer c.s.wg.Done()
 	defer c.finish()
 	for {
+		if c.rc != nil && c.serveRaw(c.rc) { // rawread.go
+			return
+		}
 		args, err := c.rd.ReadCommand()
 		if err != nil {
 			if errors.Is(err, resp.ErrProtocol) {
@@ -224,7 +215,7 @@ func (c *client) settleLocked() (release bool) {
 // release closes the connection and unregisters the client (once, after
 // settleLocked said so).
 func (c *client) release() {
-	_ = c.conn.Close()
+	c.closeConn()
 	c.s.removeClient(c)
 }
 
@@ -393,7 +384,24 @@ func (c *client) kill() {
 	c.q.reset()
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	_ = c.conn.Close()
+	c.closeConn()
+}
+
+// closeConn closes the socket. On the raw read path (rawread.go) the
+// reader goroutine runs commands inside RawConn.Read's callback, and
+// net.Conn.Close waits until no call is using the socket, that callback
+// included; the callback can itself be the caller (flush → release) or
+// wait for the caller (Server.Close holds s.mu, the backend's loop
+// delivering pub/sub). So there the wait is left to a goroutine of its
+// own: the socket is marked closed and evicted from the poller as usual
+// (pending and later reads and writes fail at once), and the descriptor
+// is released when the callback returns.
+func (c *client) closeConn() {
+	if c.rc == nil {
+		_ = c.conn.Close()
+		return
+	}
+	go func() { _ = c.conn.Close() }()
 }
 
 // writeLoop holds the write token and sends the queued output until the

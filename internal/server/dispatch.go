@@ -178,6 +178,12 @@ func backendArgs(cmd *command, args [][]byte) [][]byte {
 
 // cmdForward sends SENTINEL and ROLE to the backend.
 func cmdForward(c *client, cmd *command, args [][]byte) {
+	if c.s.addrs != nil && len(args) == 3 && cmd.name == "sentinel|get-master-addr-by-name" {
+		if v, ok := c.s.addrs.CachedMasterAddr(args[2]); ok {
+			c.addValue(v)
+			return
+		}
+	}
 	c.addValue(c.s.backend.Command(c.ctx, c.info(), backendArgs(cmd, args)))
 }
 

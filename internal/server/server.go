@@ -28,6 +28,7 @@ var ErrUsersAndACLFile = errors.New("Configuring Redis with users defined in red
 type Server struct {
 	cfg     Config
 	backend Backend
+	addrs   AddrCache // backend's optional fast path (nil if none)
 	tab     *table
 	cmds    map[string]*command // dispatch names after rename-command
 	live    map[*command]bool   // top-level commands still in cmds
@@ -71,6 +72,7 @@ func New(cfg Config, backend Backend) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now()}
+	s.addrs, _ = backend.(AddrCache)
 	if s.cmds, err = renameCommands(tab, cfg.RenameCommands); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-const harnessDefaultWindow = 10 * time.Second
+const harnessDefaultWindow = 30 * time.Second
 
 // parseInts parses "1,2,3" into positive ints.
 func parseInts(s string) ([]int, error) {

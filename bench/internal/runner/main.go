@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
 )
@@ -98,7 +99,10 @@ func ScaleFlags(fs *flag.FlagSet, sc *ScaleConfig) {
 	sc.Healthy = []int{2000}
 	fs.Func("scale-usage", "comma-separated master counts for CPU/RSS (default 100,500)", intsSetter(&sc.Usage))
 	fs.Func("scale-healthy", "comma-separated master counts for time to all healthy (default 2000)", intsSetter(&sc.Healthy))
-	fs.IntVar(&sc.NamesPerServer, "names-per-server", 10, "master names per redis-server pair")
+	fs.IntVar(&sc.NamesPerServer, "names-per-server", 0, "master names per redis-server pair (default: 1, or the fewest that keep the run within -max-servers redis-servers)")
+	fs.IntVar(&sc.MaxServers, "max-servers", 1000, "redis-server processes a scale run may start when -names-per-server is not given")
 	fs.IntVar(&sc.Sentinels, "scale-sentinels", 1, "sentinels in the scale runs")
 	fs.DurationVar(&sc.Window, "window", harnessDefaultWindow, "CPU measurement window")
+	fs.DurationVar(&sc.Settle, "settle", 15*time.Second, "wait between all healthy and the CPU window")
+	fs.DurationVar(&sc.Limit, "scale-limit", 3*time.Minute, "per run bound on start → all healthy; slower runs are reported as not finished")
 }

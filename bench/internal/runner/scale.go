@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
@@ -12,9 +13,14 @@ import (
 type ScaleConfig struct {
 	Usage          []int // master counts for CPU and RSS
 	Healthy        []int // master counts for time to all healthy
-	NamesPerServer int
+	NamesPerServer int   // 0: namesPerServer picks
+	MaxServers     int   // bound on redis-servers when NamesPerServer is 0
 	Sentinels      int
 	Window         time.Duration
+	Settle         time.Duration
+	// Limit bounds each run's wait for all healthy (default 3 min); a run
+	// over it is reported as not finished.
+	Limit time.Duration
 }
 
 // Scale measures CPU and RSS of sentinels monitoring many masters, and the
@@ -35,7 +41,10 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 	for _, n := range sc.Usage {
 		usage[n] = true
 	}
+	npsUsed := map[int]int{}
 	for _, n := range all {
+		nps := sc.namesPerServer(n)
+		npsUsed[n] = nps
 		key := fmt.Sprintf("m%d-", n)
 		c.Define(FigureDef{Key: key + "healthy", Label: fmt.Sprintf("%d masters: start → all healthy", n), Unit: "ms", LowerBetter: true, Headline: n == maxInt(sc.Healthy)})
 		c.Define(FigureDef{Key: key + "pong", Label: fmt.Sprintf("%d masters: start → first PONG", n), Unit: "ms", LowerBetter: true})
@@ -43,6 +52,8 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 		if usage[n] {
 			c.Define(FigureDef{Key: key + "cpu", Label: fmt.Sprintf("%d masters: CPU (one core = 100)", n), Unit: "%", LowerBetter: true, Headline: n == maxInt(sc.Usage)})
 			c.Define(FigureDef{Key: key + "rss", Label: fmt.Sprintf("%d masters: RSS", n), Unit: "MiB", LowerBetter: true, Headline: n == maxInt(sc.Usage)})
+			c.Define(FigureDef{Key: key + "conf", Label: fmt.Sprintf("%d masters: config file", n), Unit: "KiB", LowerBetter: true})
+			c.Define(FigureDef{Key: key + "flush", Label: fmt.Sprintf("%d masters: SENTINEL FLUSHCONFIG (rewrite + fsync)", n), Unit: "ms", LowerBetter: true})
 		}
 		c.Alternate(cfg.Runs, func(run int, impl harness.Impl) {
 			env := harness.NewEnv(nil)
@@ -50,13 +61,14 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 			err := env.Run(func() error {
 				var err error
 				r, err = harness.RunScale(env, impl, harness.ScaleOpts{
-					Masters: n, NamesPerServer: sc.NamesPerServer, Sentinels: sc.Sentinels, Window: sc.Window,
+					Masters: n, NamesPerServer: nps, Sentinels: sc.Sentinels, Window: sc.Window,
+					Settle: sc.Settle, Ready: sc.Limit,
 				})
 				return err
 			})
 			if err != nil {
 				c.Fail(impl, fmt.Sprintf("run %d %d masters", run+1, n), err)
-				r = harness.ScaleResult{HealthyMs: nan, StallMs: nan, FirstPongMs: nan, CPUPercent: nan, RSSMiB: nan}
+				r = harness.ScaleResult{HealthyMs: nan, StallMs: nan, FirstPongMs: nan, CPUPercent: nan, RSSMiB: nan, ConfKiB: nan, FlushMs: nan}
 			}
 			c.Add(impl, key+"healthy", r.HealthyMs)
 			c.Add(impl, key+"stall", r.StallMs)
@@ -64,15 +76,35 @@ func Scale(cfg Config, sc ScaleConfig, real, ours harness.Impl, out io.Writer) h
 			if usage[n] {
 				c.Add(impl, key+"cpu", r.CPUPercent)
 				c.Add(impl, key+"rss", r.RSSMiB)
+				c.Add(impl, key+"conf", r.ConfKiB)
+				c.Add(impl, key+"flush", r.FlushMs)
 			}
-			fmt.Fprintf(out, "  run %d %-14s %5d masters: healthy %.0f ms (first PONG %.0f ms, longest wait %.0f ms), CPU %.1f%%, RSS %.1f MiB\n", run+1, impl.Name, n, r.HealthyMs, r.FirstPongMs, r.StallMs, r.CPUPercent, r.RSSMiB)
+			fmt.Fprintf(out, "  run %d %-14s %5d masters: healthy %.0f ms (first PONG %.0f ms, longest wait %.0f ms), CPU %.1f%%, RSS %.1f MiB, config %.0f KiB, FLUSHCONFIG %.0f ms\n", run+1, impl.Name, n, r.HealthyMs, r.FirstPongMs, r.StallMs, r.CPUPercent, r.RSSMiB, r.ConfKiB, r.FlushMs)
 		})
 	}
+	var npsNote []string
+	for _, n := range all {
+		npsNote = append(npsNote, fmt.Sprintf("%d masters: %d", n, npsUsed[n]))
+	}
 	notes := []string{
-		fmt.Sprintf("Each master has one replica. Real Sentinel accepts the same address under several master names, so the masters are %d names per redis-server pair (master + replica, `hz 1`): N masters use N/%d pairs. Every hello published to a pair is delivered on the links of all its names, an overhead both implementations pay alike.", sc.NamesPerServer, sc.NamesPerServer),
-		fmt.Sprintf("%d sentinel(s), default timers (down-after 30 s). \"All healthy\": from starting the sentinel processes until SENTINEL MASTERS (polled every 100 ms) lists every master with flags `master`, at least one replica and all other sentinels; \"longest wait for an answer\" is the longer of the wait for the first PONG and the slowest of those SENTINEL MASTERS replies: how long the sentinel stopped answering while starting (real Sentinel rewrites and fsyncs its config file for every replica it discovers, on its only thread). CPU: utime+stime from /proc/<pid>/stat over %v once healthy; RSS: VmRSS at the end of that window.", sc.Sentinels, sc.Window),
+		fmt.Sprintf("Each master has one replica (redis-server 7.0.15, `hz 1`). Names per redis-server pair: %s. With 1, every master and replica is its own process, as in a real fleet. Above that (when one process per instance would not fit the machine), real Sentinel's acceptance of the same address under several master names is used: each pair carries that many sentinel links, and every hello published to it is delivered on the links of all its names, so hello traffic is that many times a real fleet's, a cost both implementations pay and one that pulls the CPU ratio towards 1.", strings.Join(npsNote, ", ")),
+		fmt.Sprintf("%d sentinel(s), default timers (down-after 30 s). \"All healthy\": from starting the sentinel processes until SENTINEL MASTERS (polled every 100 ms) lists every master with flags `master`, at least one replica and all other sentinels; \"longest wait for an answer\" is the longer of the wait for the first PONG and the slowest of those SENTINEL MASTERS replies: how long the sentinel stopped answering while starting (real Sentinel rewrites and fsyncs its config file for every replica it discovers, on its only thread). CPU: utime+stime from /proc/<pid>/stat over %v, starting %v after all healthy; RSS: VmRSS at the end of that window. Config file: its size after the window; FLUSHCONFIG: round trip of SENTINEL FLUSHCONFIG (the whole config rewritten and fsynced) after the window. A run whose sentinels are not all healthy within %v is reported as failed (did not finish).", sc.Sentinels, sc.Window, sc.Settle, sc.Limit),
 	}
 	return c.Section("scale", "Scale: many masters", cfg.Runs, notes)
+}
+
+// namesPerServer is the multiplexing used for n masters: the configured
+// value, else 1 unless that needs more than MaxServers redis-servers.
+func (sc ScaleConfig) namesPerServer(n int) int {
+	if sc.NamesPerServer > 0 {
+		return sc.NamesPerServer
+	}
+	maxServers := sc.MaxServers
+	if maxServers <= 0 {
+		maxServers = 1000
+	}
+	pairs := max(maxServers/2, 1)
+	return max(1, (n+pairs-1)/pairs)
 }
 
 func maxInt(xs []int) int {

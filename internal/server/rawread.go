@@ -1,0 +1,171 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/resp"
+)
+
+// The read path of a plain TCP or Unix connection (readLoop). Go's
+// net.Conn.Read costs one more read(2) per request than Redis' event loop:
+// after the reply is written the next Read tries the socket, gets EAGAIN,
+// and only then parks the goroutine on the poller. Redis reads a client
+// only when epoll says it is readable.
+//
+// serveRaw runs the connection inside one syscall.RawConn.Read call: the
+// callback reads the socket itself, executes every complete command that
+// is buffered, flushes the replies, and, when its last read did not fill
+// the buffer (so the socket had nothing more queued at that moment),
+// returns false so that RawConn.Read waits for readability without that
+// extra read(2). Readiness is edge-triggered in Go's poller, and a
+// readiness notification that arrives while the callback runs is kept for
+// the next wait (it is only reset when a new Read call starts), so no
+// input is missed: bytes that arrive after the short read raise a new
+// notification. A command that does not fit the read buffer (a long
+// inline line, a large bulk) is handed back to the blocking
+// resp.Reader.ReadCommand path, which reads as much as it needs.
+
+// rawConnOf returns the RawConn of a plain TCP or Unix socket, nil for
+// anything else (TLS, pipes in tests), which uses the blocking path only.
+func rawConnOf(conn net.Conn) syscall.RawConn {
+	switch conn.(type) {
+	case *net.TCPConn, *net.UnixConn:
+	default:
+		return nil
+	}
+	rc, err := conn.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return rc
+}
+
+// Results of runBuffered.
+const (
+	bufferedMore = iota // every complete command ran; read more
+	bufferedSlow        // the next command needs ReadCommand
+	bufferedStop        // the connection is done
+)
+
+// serveRaw serves the connection until it ends (true) or the next command
+// needs the blocking ReadCommand path (false).
+func (c *client) serveRaw(rc syscall.RawConn) (done bool) {
+	slow, drained := false, false
+	err := rc.Read(func(fd uintptr) bool {
+		for {
+			switch c.runBuffered() {
+			case bufferedStop:
+				done = true
+				return true
+			case bufferedSlow:
+				slow = true
+				return true
+			}
+			if drained {
+				drained = false
+				if !c.beforeWait() {
+					done = true
+					return true
+				}
+				return false // wait for readability: no read(2) that would only say EAGAIN
+			}
+			n, room, err := c.rd.FillFrom(func(p []byte) (int, error) {
+				for {
+					n, err := syscall.Read(int(fd), p)
+					if err != syscall.EINTR {
+						return n, err
+					}
+				}
+			})
+			if n > 0 {
+				c.noteRead(n)
+			}
+			if err == syscall.EAGAIN {
+				if !c.beforeWait() {
+					done = true
+					return true
+				}
+				return false
+			}
+			if err != nil {
+				done = true
+				return true
+			}
+			drained = n < room
+		}
+	})
+	if err != nil {
+		return true // deadline (idle timeout) or closed
+	}
+	return done || !slow
+}
+
+// runBuffered executes the commands whose bytes are all buffered.
+func (c *client) runBuffered() int {
+	for {
+		args, ok, state, err := c.rd.ReadBufferedCommand()
+		if err != nil {
+			if errors.Is(err, resp.ErrProtocol) {
+				c.addReply(resp.AppendError(nil, "ERR "+err.Error()))
+				c.flush()
+			}
+			return bufferedStop
+		}
+		if !ok {
+			if state == resp.BufferedSlow {
+				return bufferedSlow
+			}
+			return bufferedMore
+		}
+		c.s.stats.commands.Add(1)
+		c.exec(args)
+		if c.closeNext {
+			c.flush()
+			return bufferedStop
+		}
+		if len(c.pending) >= 64<<10 && !c.flush() {
+			return bufferedStop
+		}
+	}
+}
+
+// beforeWait flushes the pending replies and arms the idle timeout before
+// the goroutine waits for input, as deadlineReader.Read does before a
+// blocking read. It returns false when the connection is closing.
+func (c *client) beforeWait() bool {
+	if len(c.pending) > 0 && !c.flush() {
+		return false
+	}
+	c.armReadDeadline()
+	return true
+}
+
+// armReadDeadline applies the idle timeout to the next wait for input,
+// except for subscribed clients (Redis' timeout skips them).
+func (c *client) armReadDeadline() {
+	t := c.s.cfg.Timeout
+	if t <= 0 {
+		return
+	}
+	c.mu.Lock()
+	sub := len(c.channels)+len(c.patterns) > 0
+	c.mu.Unlock()
+	if sub {
+		_ = c.conn.SetReadDeadline(time.Time{})
+	} else {
+		_ = c.conn.SetReadDeadline(time.Now().Add(t))
+	}
+}
+
+// noteRead counts input bytes and refreshes lastActive (Redis'
+// lastinteraction: per read, not per command).
+func (c *client) noteRead(n int) {
+	c.s.stats.netIn.Add(int64(n))
+	now := time.Now()
+	c.mu.Lock()
+	c.lastActive = now
+	c.mu.Unlock()
+}
