@@ -141,12 +141,6 @@ var mutants = []mutant{
 		New:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < ms.failoverTimeout {",
 	},
 	{
-		Name: "early retry after any abort, not only no-good-slave",
-		File: "failover.go",
-		Old:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n",
-		New:  "func (s *Sentinel) abortFailover(m *instance) {\n\tms := m.m\n\ts.noteNoGoodSlave(m)\n",
-	},
-	{
 		Name: "early retry without a selectable replica",
 		File: "retry.go",
 		Old:  "\tr := s.selectSlave(m)\n\tif r == nil || s.silentFor(r) > r.downAfter {",
@@ -157,12 +151,6 @@ var mutants = []mutant{
 		File: "retry.go",
 		Old:  "return r.at + NoGoodSlaveRetryDelay + ",
 		New:  "return r.at + ",
-	},
-	{
-		Name: "early retry after voting for another sentinel",
-		File: "retry.go",
-		Old:  "if r.at == 0 || ms.failoverStartTime != r.start || ms.ourVoteEpoch != r.epoch ||",
-		New:  "if r.at == 0 ||",
 	},
 	{
 		Name: "promotion assumed before the replica reported role:master",
