@@ -35,8 +35,8 @@ type trackedConn struct {
 	staleBy atomic.Int64
 }
 
-// staleReadGrace is how long a command that was in flight when its
-// connection was retired may still wait for its reply. A live old master
+// staleReadGrace is how long a command that was in flight when the
+// master moved to another address may still wait for its reply. A live old master
 // (SENTINEL FAILOVER) answers within it, so the reply — possibly of a
 // write — is not lost; a frozen one (SIGSTOP) does not, and the command
 // fails then instead of at ReadTimeout, so the next one reaches the new
@@ -98,12 +98,28 @@ func (c *trackedConn) markStale() bool {
 		c.closeSocket()
 	case c.reading.Load() == 0 && !c.busy.Load():
 		c.closeSocket()
-	default:
-		by := time.Now().Add(staleReadGrace)
-		c.staleBy.CompareAndSwap(0, by.UnixNano())
-		_ = c.Conn.SetReadDeadline(by)
 	}
 	return first
+}
+
+// boundInFlight gives a command in flight on this retired connection
+// staleReadGrace more for its reply (called when the master moved to
+// another address, not on a fence alone: a fence without a move keeps the
+// node, and a long script on it must still get its reply).
+func (c *trackedConn) boundInFlight() {
+	if !c.stale.Load() || c.isClosed() {
+		return
+	}
+	by := time.Now().Add(staleReadGrace)
+	if c.staleBy.CompareAndSwap(0, by.UnixNano()) {
+		_ = c.Conn.SetReadDeadline(by)
+	}
+}
+
+func (c *trackedConn) isClosed() bool {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	return c.closed
 }
 
 // SetReadDeadline keeps the retirement's bound (see staleReadGrace):

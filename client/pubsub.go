@@ -385,13 +385,15 @@ func (r *resolver) sendPing(sc *subConn, quiet time.Duration) bool {
 // hint is asked first, since it has the newest view.
 func (r *resolver) onEvent(channel, payload, from string) {
 	f := strings.Fields(payload)
-	var old string
+	var old, named string
 	switch {
 	case channel == chanSwitchMaster && len(f) >= 5 && f[0] == r.opt.MasterName:
 		old = net.JoinHostPort(f[1], f[2])
+		named = net.JoinHostPort(f[3], f[4])
 	case channel == chanSwitchMaster && len(f) >= 1 && f[0] == r.opt.MasterName:
 	case channel == chanPromotedSlave && len(f) >= 8 && f[4] == "@" && f[5] == r.opt.MasterName:
 		old = net.JoinHostPort(f[6], f[7])
+		named = net.JoinHostPort(f[2], f[3])
 	case channel == chanPromotedSlave && len(f) >= 6 && f[4] == "@" && f[5] == r.opt.MasterName:
 	case channel == chanSelectedSlave && len(f) >= 6 && f[4] == "@" && f[5] == r.opt.MasterName:
 		r.stats.pubSubHints.Add(1)
@@ -403,7 +405,20 @@ func (r *resolver) onEvent(channel, payload, from string) {
 	r.stats.pubSubHints.Add(1)
 	r.mu.Lock()
 	_, viaSub := r.subBy[from]
+	// The same switch announced again (+switch-master from each
+	// sentinel, after the leader's +promoted-slave): when the client
+	// already verified the named master, or a resolution started after
+	// the fence for this very switch is running, another resolution
+	// would only dial and verify the new master once more (a fleet of
+	// 1000 clients hearing four announcements dialled it 4000 times
+	// at once).
+	confirmed := named != "" && named == r.addr && r.valid && !r.fenced && r.want == roleMaster
+	running := r.fenced && old != "" && old == r.addr && r.inflight != nil && r.inflight.pending == nil &&
+		r.inflight.seq >= r.fenceSeq
 	r.mu.Unlock()
+	if confirmed || running {
+		return
+	}
 	warm := viaSub || r.spool.has(from)
 	r.mu.Lock()
 	if warm {
@@ -419,6 +434,7 @@ func (r *resolver) onEvent(channel, payload, from string) {
 	fence := old != "" && old == r.addr && r.want == roleMaster && !r.fenced
 	if fence {
 		r.fenced = true
+		r.fenceSeq = r.hintSeq
 		r.gen++
 		r.genA.Store(r.gen)
 		stale = r.staleLocked()

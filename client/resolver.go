@@ -44,6 +44,7 @@ type resolver struct {
 	hintSeq    uint64        // bumped by every hint; a resolution started before a hint cannot answer for it
 	epoch      int64         // config epoch backing addr (-1 unknown)
 	fenced     bool          // a hint named addr as the old master; its connections were retired
+	fenceSeq   uint64        // hintSeq of that hint
 	kept       bool          // no sentinel answered: addr (or the replica list) was kept, see keepLastKnown
 	subscribed map[string]bool
 	meta       map[string]*sentinelMeta
@@ -457,6 +458,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 	r.mu.Unlock()
 	for _, c := range stale {
 		c.markStale()
+		c.boundInFlight()
 	}
 	r.log(slog.LevelInfo, "master verified", "old", old, "new", addr, "epoch", epoch)
 	if old != "" {
