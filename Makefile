@@ -52,8 +52,8 @@ mutants:
 
 ## lab: the whole fault-lab scorecard (root): JSON in bench/results/lab,
 ## table in docs/reliability.md. LAB_PARALLEL labs at once (B9 and B9L
-## still run alone); estimated 2.5-2.7 h with 3 on this shared 2-core
-## machine, 5.3 h with 1 (docs/faultlab.md, Duration). LAB_PARALLEL=1 for
+## still run alone, first); estimated 2.5-2.8 h with 3 on this shared 2-core
+## machine, ~5 h with 1 (docs/faultlab.md, Duration). LAB_PARALLEL=1 for
 ## timing figures free of the other labs' load. LAB_FLAGS adds flags, e.g.
 ## LAB_FLAGS="--scenario 'A*' --runs 5". See docs/faultlab.md.
 LAB_FLAGS ?=

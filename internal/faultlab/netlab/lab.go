@@ -360,7 +360,16 @@ func killNetnsPids(ns string) {
 
 // run executes a short admin command and wraps its output into the error.
 func run(ctx context.Context, argv ...string) error {
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	return runStdin(ctx, "", argv...)
+}
+
+// runStdin is run with stdin as the command's standard input.
+func runStdin(ctx context.Context, stdin string, argv ...string) error {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("netlab: %s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
 	}

@@ -225,6 +225,12 @@ func (w *Writer) work(ctx context.Context) {
 				return
 			case <-t.C:
 			}
+			// Both may be ready when this goroutine runs late (a loaded
+			// machine): a token that comes due after the end is not used
+			// (TestWriterBoundedRateAndLife saw 52 writes in 1 s at 50/s).
+			if ctx.Err() != nil {
+				return
+			}
 		}
 		if w.cfg.Mode == ModePipeline || w.cfg.Mode == ModeMulti || w.cfg.Mode == ModeQueue {
 			w.record(w.writeKind(seq)...)
