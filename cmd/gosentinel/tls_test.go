@@ -51,17 +51,24 @@ func TestTLSReplication(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := testutil.StartSentinelConf(t, bin, conf, port, log)
-			var last map[string]string
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("last SENTINEL MASTER: %v\nlog:\n%s", last, s.Log())
-				}
-			})
-			testutil.WaitFor(t, 10*time.Second, "expected link state", func() bool {
-				m, err := testutil.SentinelMaster(s.Addr(), "mym")
-				last = m
-				return err == nil && tc.check(m)
-			})
+			waitLinkState(t, s, tc.check)
 		})
 	}
+}
+
+// waitLinkState waits until SENTINEL MASTER mym on s satisfies check,
+// logging the last answer and the sentinel's log if the test fails.
+func waitLinkState(t *testing.T, s *testutil.Process, check func(map[string]string) bool) {
+	t.Helper()
+	var last map[string]string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last SENTINEL MASTER: %v\nlog:\n%s", last, s.Log())
+		}
+	})
+	testutil.WaitFor(t, 10*time.Second, "expected link state", func() bool {
+		m, err := testutil.SentinelMaster(s.Addr(), "mym")
+		last = m
+		return err == nil && check(m)
+	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"os"
 	"os/exec"
@@ -83,17 +82,7 @@ func TestTLSCADirAndClientCert(t *testing.T) {
 					t.Fatal(err)
 				}
 				s := testutil.StartSentinelConf(t, b, conf, port, log)
-				var last map[string]string
-				t.Cleanup(func() {
-					if t.Failed() {
-						t.Logf("last SENTINEL MASTER: %v\nlog:\n%s", last, s.Log())
-					}
-				})
-				testutil.WaitFor(t, 10*time.Second, "expected link state", func() bool {
-					m, err := testutil.SentinelMaster(s.Addr(), "mym")
-					last = m
-					return err == nil && tc.check(m)
-				})
+				waitLinkState(t, s, tc.check)
 			})
 		}
 	}
@@ -108,16 +97,7 @@ func TestTLSSessionCaching(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	files := testutil.GenerateTLS(t)
-	caPEM, err := os.ReadFile(files.CA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
-	cert, err := tls.LoadX509KeyPair(files.Cert, files.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, cert := testutil.ClientTLS(t, files)
 	for _, b := range []string{testutil.Binary(t, "redis-sentinel"), bin} {
 		for _, caching := range []string{"yes", "no"} {
 			t.Run(filepath.Base(b)+"/caching-"+caching, func(t *testing.T) {

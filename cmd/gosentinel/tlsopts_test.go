@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,16 +21,7 @@ func TestTLSProtocolsAndCiphers(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	files := testutil.GenerateTLS(t)
-	caPEM, err := os.ReadFile(files.CA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
-	cert, err := tls.LoadX509KeyPair(files.Cert, files.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, cert := testutil.ClientTLS(t, files)
 	dial := func(addr string, minV, maxV uint16) (*tls.ConnectionState, error) {
 		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: minV, MaxVersion: maxV})
 		if err != nil {

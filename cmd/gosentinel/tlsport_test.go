@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,16 +59,7 @@ func TestAllTLSMixedPeers(t *testing.T) {
 		}
 	})
 
-	pem, err := os.ReadFile(files.CA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(pem)
-	cert, err := tls.LoadX509KeyPair(files.Cert, files.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	roots, cert := testutil.ClientTLS(t, files)
 	tc := &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
 	ctx := context.Background()
 	nodes := map[string]int{"gosentinel": port, "redis-sentinel": real.Port}

@@ -121,3 +121,20 @@ func tlsPing(addr string, cfg *tls.Config) error {
 	}
 	return pingConn(c)
 }
+
+// ClientTLS loads files as a client would: a pool trusting its CA and its
+// certificate as the client certificate (the same files serve both ends).
+func ClientTLS(t TB, files TLSFiles) (*x509.CertPool, tls.Certificate) {
+	t.Helper()
+	caPEM, err := os.ReadFile(files.CA)
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	cert, err := tls.LoadX509KeyPair(files.Cert, files.Key)
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	return pool, cert
+}
