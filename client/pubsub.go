@@ -475,11 +475,5 @@ func (r *resolver) catchUp(ctx context.Context, s string) {
 		return // the verification loop and reconciliation cover it
 	}
 	r.answered(s, nil)
-	if named != cur {
-		r.log(slog.LevelInfo, "catch-up after subscribing: the sentinel names another master", "sentinel", s, "current", cur, "named", named)
-		r.mu.Lock()
-		r.hintLocked()
-		r.mu.Unlock()
-		r.kick()
-	}
+	r.namedOther(s, cur, named, "catch-up after subscribing")
 }

@@ -115,13 +115,7 @@ func (r *resolver) verify(ctx context.Context) {
 			continue
 		}
 		r.answered(s, nil)
-		if addr != cur {
-			r.log(slog.LevelInfo, "verification: a sentinel names another master", "sentinel", s, "current", cur, "named", addr)
-			r.mu.Lock()
-			r.hintLocked()
-			r.mu.Unlock()
-			r.kick()
-		}
+		r.namedOther(s, cur, addr, "verification")
 		return
 	}
 }
@@ -148,4 +142,19 @@ func (r *resolver) queryAddr(ctx context.Context, s string) (string, error) {
 		return "", errProtocol
 	}
 	return net.JoinHostPort(rp.arr[0].str, rp.arr[1].str), nil
+}
+
+// namedOther reacts to sentinel s naming named while the client uses cur:
+// if they differ, the current master is hinted as suspect and a
+// resolution is kicked (what, "verification" or "catch-up after
+// subscribing", goes into the log line).
+func (r *resolver) namedOther(s, cur, named, what string) {
+	if named == cur {
+		return
+	}
+	r.log(slog.LevelInfo, what+": a sentinel names another master", "sentinel", s, "current", cur, "named", named)
+	r.mu.Lock()
+	r.hintLocked()
+	r.mu.Unlock()
+	r.kick()
 }
