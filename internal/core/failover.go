@@ -54,6 +54,7 @@ func (s *Sentinel) startFailover(m *instance) {
 	s.currentEpoch++
 	ms.failoverEpoch = s.currentEpoch
 	ms.noGoodSlave = noGoodSlaveAbort{} // retry.go
+	ms.attemptStart = s.now
 	// sentinel.c does not flush here (the self-vote that follows does), but
 	// the forced IS-MASTER-DOWN-BY-ADDR requests sent right after carry the
 	// new epoch: mark it dirty so they wait for the Persist (FINDINGS F1).

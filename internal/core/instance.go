@@ -120,6 +120,11 @@ type masterState struct {
 	// noGoodSlave is our last automatic attempt that aborted with
 	// no-good-slave: it may be retried early (retry.go).
 	noGoodSlave noGoodSlaveAbort
+	// attemptStart is when our last failover attempt of this master
+	// started, otherVoteAt when we last voted for another sentinel to
+	// lead it (retry.go: a vote for another during the attempt takes the
+	// early retry away).
+	attemptStart, otherVoteAt Millis
 
 	sched schedSlot // schedule.go
 }

@@ -12,8 +12,8 @@ package core
 //
 //   - the master is still ODOWN and no failover is in progress (the
 //     ordinary conditions of startFailoverIfNeeded),
-//   - it has neither voted for another sentinel of this master nor seen a
-//     newer failover of it since the abort (failover_start_time and the
+//   - it has neither voted for another sentinel of this master (since its
+//     attempt started) nor seen a newer failover of it since the abort (failover_start_time and the
 //     master's leader epoch are still those of its own attempt),
 //   - at least NoGoodSlaveRetryDelay plus its rank × FailoverStagger have
 //     passed since the abort (stagger.go: a lower-ranked sentinel in the
@@ -45,7 +45,11 @@ type noGoodSlaveAbort struct {
 // no-good-slave (called before abortFailover).
 func (s *Sentinel) noteNoGoodSlave(m *instance) {
 	ms := m.m
-	if m.flags&fForceFailover != 0 {
+	if m.flags&fForceFailover != 0 || (ms.otherVoteAt != 0 && ms.otherVoteAt >= ms.attemptStart) {
+		// A forced failover, or one during which we voted for another
+		// sentinel (a request of an older epoch still passes the
+		// per-master vote rule, sim seed 1109464): that candidate may be
+		// failing over now, so no early retry.
 		ms.noGoodSlave = noGoodSlaveAbort{}
 		return
 	}

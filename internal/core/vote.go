@@ -34,6 +34,7 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.ourVote, ms.ourVoteEpoch))
 		if !strings.EqualFold(ms.ourVote, s.myid) {
 			ms.failoverStartTime = s.now + s.desync()
+			ms.otherVoteAt = s.now // retry.go
 		}
 	}
 	return ms.ourVote, ms.ourVoteEpoch

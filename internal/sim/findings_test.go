@@ -65,6 +65,14 @@ func TestFindingScenarios(t *testing.T) {
 			"15515 s1 -> event +vote-for-leader 157ecf3117d82ef22a18cd5dbeefc528d4bae10c 2",
 			"15515 s1 -> event +sdown sentinel e9e773a93cb5ed0f5ed12197841c83b07b1aa7b7 10.0.1.3 26379",
 		}},
+		// S7: s2 voted for s0 in epoch 5 (an older request still passes
+		// the per-master vote rule) while its own attempt of epoch 6 ran,
+		// which then aborted with no-good-slave; the early retry (core
+		// decision 27) must not follow a vote for another candidate.
+		{"seed1109464.json", []string{
+			"s2 -> respond id=42 [:1 \"b3e18b46656b57467cbe4d48dbba29ff45d63bc5\" :5]",
+			"s2 -> event -failover-abort-no-good-slave master mymaster 10.0.0.3 6379",
+		}},
 		// S6 false alarm: s1's clock jumped back 3914 ms; the operator set
 		// priority 0 on 10.0.0.1 2.5 s before s1 selected it on an INFO
 		// from before the change, 496 ms old by s1's clock.
