@@ -108,14 +108,12 @@ func (s *Sentinel) processHello(payload string) {
 // ours: adopt the epoch and, if the address differs, switch to it
 // (+config-update-from, +switch-master). A failover of ours with a smaller
 // epoch is superseded first, so we never later switch to our own promoted
-// replica under the adopted epoch. So is one with the same epoch: our
-// config epoch is below it, so we have not promoted, and another sentinel
-// has — a SENTINEL FAILOVER asks for no votes, so an election in its epoch
-// can still be won, and going on would make one config epoch designate two
-// addresses (sim seed 816218, FINDINGS F11; sentinel.c goes on).
+// replica under the adopted epoch. One with the same epoch goes on, as in
+// sentinel.c (docs/core.md decision 28: superseding it was tried and
+// reverted).
 func (s *Sentinel) adoptConfig(m, si *instance, h hello) {
 	shown := s.currentMasterAddr(m)
-	if m.flags&fFailoverInProgress != 0 && m.m.failoverEpoch <= h.configEpoch {
+	if m.flags&fFailoverInProgress != 0 && m.m.failoverEpoch < h.configEpoch {
 		s.supersedeFailover(m, h.configEpoch)
 	}
 	m.m.configEpoch = h.configEpoch
