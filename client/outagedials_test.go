@@ -16,7 +16,8 @@ import (
 // the next write: go-redis's pool health check discards the dead
 // connection without a read or write of ours, which counted as a normal
 // close. Before the fix one client dialled its sentinels 28 times in such
-// an outage (a fleet of 200: 2897 sentinel connections in 30 s).
+// an outage (a fleet of 200: 2897 sentinel connections in 30 s). Only a
+// connection lost with a failed query may be dialled again.
 func TestOutageKeepsSentinelConnections(t *testing.T) {
 	t.Parallel()
 	top := testutil.StartTopology(t, 0)
@@ -50,7 +51,14 @@ func TestOutageKeepsSentinelConnections(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // the application's write period
 	}
 	st := statsOf(t, rdb)
-	if d := st.SentinelDials - before.SentinelDials; d != 0 {
-		t.Errorf("%d sentinel connections opened during the outage, want 0 (resolutions %d)", d, st.Resolutions-before.Resolutions)
+	// A query that failed (a sentinel slow beyond SentinelTimeout on a
+	// loaded machine, e.g. under make test's -race) closes its connection,
+	// and the next query must dial a new one: those dials replace a broken
+	// connection. Any other dial is the background work being torn down
+	// and rebuilt (28 of them before the fix, with no failed query).
+	d := st.SentinelDials - before.SentinelDials
+	failed := st.SentinelErrors - before.SentinelErrors
+	if d > failed {
+		t.Errorf("%d sentinel connections opened during the outage, %d failed sentinel queries: want no more dials than failed queries (resolutions %d)", d, failed, st.Resolutions-before.Resolutions)
 	}
 }
