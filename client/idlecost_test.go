@@ -16,9 +16,19 @@ func sentinelClients(t *testing.T, sentinels []string, name string) [][]string {
 	t.Helper()
 	out := make([][]string, len(sentinels))
 	for i, s := range sentinels {
-		sc := redis.NewClient(&redis.Options{Addr: s, Protocol: 2, DisableIdentity: true})
-		list, err := sc.ClientList(context.Background()).Result()
-		sc.Close()
+		// A few attempts: on the shared box a CLIENT LIST can miss
+		// go-redis's 3 s read timeout, which says nothing about the
+		// client under test.
+		var list string
+		var err error
+		for try := 0; try < 5; try++ {
+			sc := redis.NewClient(&redis.Options{Addr: s, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+			list, err = sc.ClientList(context.Background()).Result()
+			sc.Close()
+			if err == nil {
+				break
+			}
+		}
 		if err != nil {
 			t.Fatalf("CLIENT LIST on %s: %v", s, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/testutil"
-	"github.com/redis/go-redis/v9"
 )
 
 // TestIdleMinute is the idle goal of issue 11 at its full length: a client
@@ -55,7 +54,7 @@ func TestIdleMinute(t *testing.T) {
 		tick := time.NewTimer(min(every, time.Until(end)))
 		<-tick.C // the idle period observed
 		samples++
-		for i, cs := range namedClients(t, sentinels, "idleminute") {
+		for i, cs := range sentinelClients(t, sentinels, "idleminute") {
 			if len(cs) > 1 {
 				t.Errorf("after %v idle: sentinel %s holds %d connections of the client, want ≤ 1: %q",
 					time.Until(end).Round(time.Second), sentinels[i], len(cs), cs)
@@ -73,7 +72,7 @@ func TestIdleMinute(t *testing.T) {
 	if d := st1.SentinelDials - st0.SentinelDials; d != 0 {
 		t.Errorf("%d sentinel connections opened in the idle minute, want 0 (one per sentinel, kept)", d)
 	}
-	for i, cs := range namedClients(t, sentinels, "idleminute") {
+	for i, cs := range sentinelClients(t, sentinels, "idleminute") {
 		if len(cs) != 1 {
 			t.Errorf("after the idle minute: sentinel %s holds %d connections of the client, want 1: %q", sentinels[i], len(cs), cs)
 		}
@@ -100,33 +99,4 @@ func TestIdleMinute(t *testing.T) {
 	}
 	t.Logf("%d samples; sentinel commands in the minute: %d (%.2f/s)", samples, st1.SentinelCommands-st0.SentinelCommands,
 		float64(st1.SentinelCommands-st0.SentinelCommands)/window.Seconds())
-}
-
-// namedClients is sentinelClients with a few attempts per sentinel: on the
-// shared box a CLIENT LIST can miss go-redis's 3 s read timeout, which says
-// nothing about the client under test.
-func namedClients(t *testing.T, sentinels []string, name string) [][]string {
-	t.Helper()
-	out := make([][]string, len(sentinels))
-	for i, s := range sentinels {
-		var list string
-		var err error
-		for try := 0; try < 5; try++ {
-			sc := redis.NewClient(&redis.Options{Addr: s, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
-			list, err = sc.ClientList(context.Background()).Result()
-			sc.Close()
-			if err == nil {
-				break
-			}
-		}
-		if err != nil {
-			t.Fatalf("CLIENT LIST on %s: %v", s, err)
-		}
-		for _, l := range strings.Split(list, "\n") {
-			if strings.Contains(l, " name="+name+" ") {
-				out[i] = append(out[i], l)
-			}
-		}
-	}
-	return out
 }
