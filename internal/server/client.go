@@ -213,9 +213,12 @@ func (c *client) settleLocked() (release bool) {
 }
 
 // release closes the connection and unregisters the client (once, after
-// settleLocked said so).
+// settleLocked said so). Its subscriptions go first: the writer can
+// release a killed client before its reader has run finish, and a client
+// gone from CLIENT LIST must not be counted by PUBLISH any more.
 func (c *client) release() {
 	c.closeConn()
+	c.s.ps.unsubscribeAll(c)
 	c.s.removeClient(c)
 }
 
@@ -268,7 +271,7 @@ func (c *client) flush() bool {
 		c.pending = c.pending[:0]
 		return false
 	}
-	if len(c.pending) > 0 && c.overLimit(c.q.size+len(c.pending)) {
+	if len(c.pending) > 0 && c.overLimit(c.q.used()+len(c.pending)) {
 		c.mu.Unlock()
 		c.resetPending()
 		c.limitKill()
@@ -345,7 +348,7 @@ func (c *client) deliver(msg []byte) {
 		return
 	}
 	c.q.append(msg)
-	over := c.overLimit(c.q.size)
+	over := c.overLimit(c.q.used())
 	rel := false
 	if !over {
 		rel = c.settleLocked()

@@ -24,25 +24,27 @@ type outBlock struct {
 type outQueue struct {
 	blocks []*outBlock
 	size   int // queued bytes
-	// inflight is the bytes of the blocks a writer took and has not
+	// inflight is the bytes of the block a writer took and has not
 	// released yet (its write may be blocked on a peer that stopped
-	// reading). They are not counted by the output limits, which apply
-	// to size like Redis' to its unsent reply list: a writer's batch is
-	// released only when the whole write returns, so counting it would
-	// also count bytes the peer has already read until the writer
-	// goroutine runs again. Instead a batch is at most maxWriteBatch
-	// blocks, so a client holds at most its limit plus one batch.
+	// reading). The output limits count them, as Redis counts the
+	// partly written head of its reply list: a writer that takes output
+	// off the queue must not make the client look drained while the
+	// bytes are still unsent. A writer takes one block at a time
+	// (maxWriteBatch), so the count is exact to within one block, like
+	// Redis'.
 	inflight int
 }
 
-// maxWriteBatch bounds the blocks one write takes off the queue (256 KiB).
-// Taking the whole queue let a subscriber that read a little and stopped
-// make the server hold its queue in flight plus a new queue up to the
-// limit: nearly twice the hard limit.
-const maxWriteBatch = 16
+// maxWriteBatch bounds the blocks one write takes off the queue: one
+// 16 KiB block, so the bytes in flight are counted by the limits to
+// within a block (see inflight). Taking the whole queue let a subscriber
+// that read a little and stopped make the server hold its queue in
+// flight plus a new queue up to the limit, and let the soft limit's
+// timer restart while the kernel's buffers were full.
+const maxWriteBatch = 1
 
-// used returns the output the client holds, queued plus in flight (CLIENT
-// LIST omem).
+// used returns the output the client holds, queued plus in flight: what
+// the output limits and CLIENT LIST omem count.
 func (q *outQueue) used() int { return q.size + q.inflight }
 
 // append copies b to the end of the queue.
