@@ -5,6 +5,7 @@ import (
 	"net"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/gosentinel/gosentinel/internal/resp"
 )
@@ -73,12 +74,7 @@ func (c *client) serveRaw(rc syscall.RawConn) (done bool) {
 				return false // wait for readability: no read(2) that would only say EAGAIN
 			}
 			n, room, err := c.rd.FillFrom(func(p []byte) (int, error) {
-				for {
-					n, err := syscall.Read(int(fd), p)
-					if err != syscall.EINTR {
-						return n, err
-					}
-				}
+				return rawRead(fd, p)
 			})
 			if n > 0 {
 				c.noteRead(n)
@@ -168,4 +164,31 @@ func (c *client) noteRead(n int) {
 	c.mu.Lock()
 	c.lastActive = now
 	c.mu.Unlock()
+}
+
+// rawRead is read(2) on the non-blocking socket fd, made with
+// RawSyscall rather than syscall.Read: no entersyscall/exitsyscall around
+// it. A read of a non-blocking socket never blocks, so the scheduler has
+// nothing to hand off, and entersyscall costs more than its bookkeeping:
+// when every P has gone idle (between two requests at -c 50), sysmon
+// sleeps until the next entersyscall wakes it and then polls every 20 µs
+// for a millisecond or more. Under redis-benchmark -c 50 sysmon was
+// 11–14 % of gosentinel's CPU, each poll a context switch (docs/bench.md,
+// "The client port, round three"). The reply's write (client.flush,
+// net.Conn.Write) still takes the scheduler's syscall path. An empty p
+// reads nothing and reports (0, nil), as syscall.Read does.
+func rawRead(fd uintptr, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, e
+		}
+		return int(n), nil
+	}
 }
