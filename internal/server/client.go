@@ -281,7 +281,7 @@ func (c *client) flush() bool {
 		c.writing = true
 		c.mu.Unlock()
 		c.setWriteDeadline()
-		n, err := c.conn.Write(c.pending)
+		n, err := c.writeConn(c.pending) // rawwrite.go
 		c.s.stats.netOut.Add(int64(n))
 		c.resetPending()
 		c.mu.Lock()
