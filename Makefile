@@ -5,7 +5,7 @@ GO ?= go
 GOTEST_TIMEOUT ?= 18m
 FUZZTIME ?= 3s
 
-.PHONY: all build deps test test-short vet fuzz-smoke demo bench sim mutants lab lab-smoke clean
+.PHONY: all build deps test test-short vet fuzz-smoke fuzz-long demo bench sim mutants lab lab-smoke clean
 
 all: build
 
@@ -31,6 +31,15 @@ test-short:
 
 fuzz-smoke:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz-smoke.sh
+
+## fuzz-long: a long fuzz campaign, not part of test: every target in turn
+## for FUZZ_SLICE, one worker, nice 19, until FUZZ_UNTIL (e.g. +4h or 15:20
+## UTC); records each slice in FUZZ_LOG; FUZZ_KEEP=1 keeps the new corpus
+## inputs in testdata/fuzz. See scripts/fuzz-long.sh, docs/security.md.
+FUZZ_UNTIL ?= +1h
+FUZZ_SLICE ?= 15m
+fuzz-long:
+	FUZZ_UNTIL=$(FUZZ_UNTIL) FUZZ_SLICE=$(FUZZ_SLICE) scripts/fuzz-long.sh
 
 ## demo: a local master, two replicas and three gosentinels, a failover drill.
 demo: deps

@@ -1,6 +1,9 @@
 package core
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Role is the kind of instance a link talks to.
 type Role uint8
@@ -110,8 +113,11 @@ const (
 // until the [PersistDone] that covers the change ("Persist before reveal"
 // in the package doc), so events of steps in between may come first.
 type Emit struct {
-	Type  string
-	Msg   string // the text form, derived from the fields below
+	Type string
+	// Msg is the text form, derived from the fields below and cut at
+	// MaxEventLen bytes as redis-sentinel does (Subject and Detail are
+	// whole).
+	Msg   string
 	Level Level
 	At    Millis
 	// Subject is the instance the event is about, when Msg starts with
@@ -147,6 +153,50 @@ func (sub Subject) String() string {
 		str += " @ " + sub.Master + " " + sub.MasterIP + " " + strconv.Itoa(sub.MasterPort)
 	}
 	return str
+}
+
+// MaxEventLen is the longest [Emit] Msg: sentinelEvent formats an event
+// into a LOG_MAX_LEN (1024) byte buffer, so redis-sentinel logs,
+// publishes and passes to the notification script at most 1023 bytes and
+// cuts a longer message (a long master name).
+const MaxEventLen = 1023
+
+// eventText is the Msg of an event: the "%@" prefix of sub (if not nil)
+// and detail, separated by a space, cut at MaxEventLen bytes. It builds
+// the cut text directly: a master name of kilobytes does not cost a
+// full-length copy per event (a SENTINEL RESET * of many such masters
+// emits hundreds of events in one step).
+func eventText(sub *Subject, detail string) string {
+	if sub == nil {
+		if len(detail) > MaxEventLen {
+			return strings.Clone(detail[:MaxEventLen])
+		}
+		return detail
+	}
+	parts := [...]string{sub.Role.String(), " ", sub.Name, " ", sub.IP, " ", strconv.Itoa(sub.Port), "", "", "", "", "", "", "", ""}
+	n := 7
+	if sub.Role != RoleMaster {
+		parts[7], parts[8], parts[9], parts[10], parts[11], parts[12] = " @ ", sub.Master, " ", sub.MasterIP, " ", strconv.Itoa(sub.MasterPort)
+		n = 13
+	}
+	if detail != "" {
+		parts[n], parts[n+1] = " ", detail
+		n += 2
+	}
+	total := 0
+	for _, p := range parts[:n] {
+		total += len(p)
+	}
+	var b strings.Builder
+	b.Grow(min(total, MaxEventLen))
+	for _, p := range parts[:n] {
+		if left := MaxEventLen - b.Len(); len(p) > left {
+			b.WriteString(p[:left])
+			break
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // Log is a log line that is not an event (e.g. "<runid> voted for <leader>

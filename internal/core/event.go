@@ -27,13 +27,9 @@ func (s *Sentinel) event(level Level, typ string, i *instance, msg string) {
 // newEmit builds an Emit from its fields; Msg is derived from them here
 // and nowhere else.
 func (s *Sentinel) newEmit(level Level, typ string, i *instance, sub *Subject, detail string) Emit {
-	e := Emit{Type: typ, Level: level, At: s.now - timeBase, Subject: sub, Detail: detail, Msg: detail}
+	e := Emit{Type: typ, Level: level, At: s.now - timeBase, Subject: sub, Detail: detail, Msg: eventText(sub, detail)}
 	if sub != nil {
 		e.Master = sub.Master
-		e.Msg = sub.String()
-		if detail != "" {
-			e.Msg += " " + detail
-		}
 	} else if i != nil {
 		if m := i.masterOf(); m != nil {
 			e.Master = m.name

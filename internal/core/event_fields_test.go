@@ -12,6 +12,13 @@ import (
 // and master as Subject, Detail is the rest, and an event without a
 // Subject carries its text in Detail.
 func emitFieldsAgree(e Emit) error {
+	if len(e.Msg) >= MaxEventLen {
+		// Cut like sentinelEvent's buffer: the whole fields, cut, are Msg.
+		if want := eventText(e.Subject, e.Detail); e.Msg != want {
+			return fmt.Errorf("%s %.80q: cut text of the fields is %.80q", e.Type, e.Msg, want)
+		}
+		return nil
+	}
 	if e.Subject == nil {
 		if e.Detail != e.Msg {
 			return fmt.Errorf("%s %q: Detail %q without a Subject", e.Type, e.Msg, e.Detail)

@@ -50,6 +50,8 @@ type conn struct {
 	held    bool            // Deferred output waits for Manager.Flush; c is in m.held
 	raw     syscall.RawConn // for the inline write of release; nil: TLS, non-unix
 
+	cancelDial context.CancelFunc // while dial runs: aborts it
+
 	// The inline write's state, used only by the holder of writing.
 	wbuf    []byte
 	wn      int
@@ -152,6 +154,9 @@ func (c *conn) fail(err error) {
 	}
 	c.dead = true
 	nc := c.nc
+	if c.cancelDial != nil {
+		c.cancelDial() // a dial or TLS handshake under way
+	}
 	c.mu.Unlock()
 	if nc != nil {
 		_ = nc.Close() // unblocks the reader and a writer in Write
@@ -218,13 +223,20 @@ func (c *conn) finish() {
 func (c *conn) dial() (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.m.cfg.DialTimeout)
 	defer cancel()
-	go func() { // abort the dial when the caller closes us
-		select {
-		case <-c.killed:
-		case <-c.m.done:
-		case <-ctx.Done():
-		}
-		cancel()
+	// fail (the caller's Close, Shutdown) aborts the dial through
+	// cancelDial: no goroutine per dial waits for it (a SENTINEL RESET *
+	// of hundreds of masters redials every link at once).
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return nil, c.err
+	}
+	c.cancelDial = cancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancelDial = nil
+		c.mu.Unlock()
 	}()
 	var d net.Dialer
 	if ip := net.ParseIP(c.m.cfg.SourceIP); ip != nil {

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -390,5 +391,63 @@ func TestAppendCommand(t *testing.T) {
 		if got := string(appendCommand(nil, tc.args)); got != tc.want {
 			t.Errorf("appendCommand(%q) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestCloseAbortsHandshake: Close and Shutdown abort a dial still under
+// way (here a TLS handshake with a server that accepts and never answers)
+// at once, not after DialTimeout: the dial is cancelled by the caller's
+// Close itself, with no goroutine per dial waiting for it.
+func TestCloseAbortsHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c // held open, never written to
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for c := range accepted {
+			c.Close()
+		}
+	})
+	m := NewManager(Config{DialTimeout: time.Hour, TLS: &tls.Config{InsecureSkipVerify: true}})
+	for id := ConnID(1); id <= 2; id++ {
+		if err := m.Dial(id, ln.Addr().String(), Cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case c := <-accepted:
+			accepted <- c // keep it for the cleanup
+		case <-time.After(waitFor):
+			t.Fatal("the dials never reached the server")
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		m.Close(1)   // aborted by the caller: silent
+		m.Shutdown() // waits for both dials' goroutines
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(waitFor):
+		t.Fatal("Close+Shutdown did not return with handshakes under way (DialTimeout 1 h)")
+	}
+	select {
+	case ev := <-m.Events():
+		t.Fatalf("event after Close/Shutdown: %#v", ev)
+	default:
 	}
 }

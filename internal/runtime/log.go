@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -91,19 +92,36 @@ func (h *RedisHandler) Handle(_ context.Context, r slog.Record) error {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d:X %s %c %s", h.pid, t.Format("02 Jan 2006 15:04:05.000"), c, r.Message)
-	b.WriteString(h.attrs)
+	// One pooled buffer per line instead of a builder grown by doubling
+	// and a string copy: a storm of events (SENTINEL RESET * of hundreds
+	// of masters) logs hundreds of lines per step.
+	bp := lineBufs.Get().(*[]byte)
+	b := strconv.AppendInt((*bp)[:0], int64(h.pid), 10)
+	b = append(b, ":X "...)
+	b = t.AppendFormat(b, "02 Jan 2006 15:04:05.000")
+	b = append(b, ' ', c, ' ')
+	b = append(b, r.Message...)
+	b = append(b, h.attrs...)
 	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		b = fmt.Appendf(b, " %s=%v", a.Key, a.Value)
 		return true
 	})
-	b.WriteByte('\n')
+	b = append(b, '\n')
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
+	_, err := h.w.Write(b)
+	h.mu.Unlock()
+	if cap(b) <= maxPooledLine {
+		*bp = b
+		lineBufs.Put(bp)
+	}
 	return err
 }
+
+// lineBufs holds the buffers RedisHandler formats lines in; one longer
+// than maxPooledLine is left to the collector.
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+const maxPooledLine = 4 << 10
 
 // WithAttrs returns a handler that appends attrs to every line.
 func (h *RedisHandler) WithAttrs(attrs []slog.Attr) slog.Handler {

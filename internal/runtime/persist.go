@@ -21,12 +21,14 @@ func (r *Runtime) persister() {
 		select {
 		case p := <-r.persists:
 			r.applyLogLevel(p.State.LogLevel)
+			allocs, _ := heapStats()
 			err := r.writeConfig(base, p.State)
 			select {
 			case r.internal <- core.PersistDone{Seq: p.Seq, Err: err}:
 			case <-r.stopped:
 				return
 			}
+			releaseAfterWrite(allocs) // memrelease.go; after PersistDone: the core does not wait for it
 		case <-r.stopped:
 			return
 		}
