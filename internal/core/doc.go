@@ -70,8 +70,10 @@
 //     Sentinel does not roll back either); the next change, or the next
 //     periodic retry, emits a fresh Persist.
 //
-// Events of later steps are not held behind held events: [Emit.At] tells
-// when each event happened, so a consumer that orders events (the
+// Events of later steps are not held behind held events, except a change
+// of an instance's SDOWN or ODOWN flag while a change of the same flag is
+// held (published in order, so the last one tells the state): [Emit.At]
+// tells when each event happened, so a consumer that orders events (the
 // simulator's checks) uses it. A failover whose +new-epoch or
 // +vote-for-leader is held does not advance until they are released, and
 // an election is then resumed in the PersistDone step itself.

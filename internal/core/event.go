@@ -1,5 +1,7 @@
 package core
 
+import "strings"
+
 // subject is the instance i as the "%@" prefix of an event shows it.
 func (s *Sentinel) subject(i *instance) *Subject {
 	sub := &Subject{Role: i.role(), Name: i.name, IP: s.announceHost(i.addr), Port: i.addr.Port}
@@ -45,11 +47,15 @@ func (s *Sentinel) newEmit(level Level, typ string, i *instance, sub *Subject, d
 // not held, their At tells when they happened).
 func (s *Sentinel) emitEvent(level Level, typ string, i *instance, sub *Subject, detail string) {
 	e := s.newEmit(level, typ, i, sub, detail)
-	if h := s.persist.holdMaster; (h != nil && i != nil && i.masterOf() == h) || (typ == "+new-epoch" && s.newEpochHeld()) {
+	if h := s.persist.holdMaster; (h != nil && i != nil && i.masterOf() == h) || (typ == "+new-epoch" && s.newEpochHeld()) || s.flagChangeHeld(typ, i) {
 		// Behind a held event of the same master, or behind a held
 		// +new-epoch: subscribers must see the current epoch rise in
 		// order (an epoch adopted from a hello while our vote's epoch
 		// waits for its Persist came out first; lab B9, checker S3).
+		// Or behind a held change of the same SDOWN/ODOWN flag of i:
+		// subscribers and scripts must see a flag's changes in order, the
+		// last one telling its state (a -odown held behind our vote came
+		// out after the +odown of a later step; docs/core.md decision 30).
 		s.holdEvent(e, e, i)
 		return
 	}
@@ -84,6 +90,22 @@ func (s *Sentinel) holdEvent(e Emit, fail Effect, i *instance) {
 func (s *Sentinel) newEpochHeld() bool {
 	for _, h := range s.persist.held {
 		if e, ok := h.eff.(Emit); ok && e.Type == "+new-epoch" {
+			return true
+		}
+	}
+	return false
+}
+
+// flagChangeHeld reports whether typ changes the SDOWN or ODOWN flag of i
+// ("+sdown", "-odown", …) while an event changing the same flag of i is
+// held.
+func (s *Sentinel) flagChangeHeld(typ string, i *instance) bool {
+	flag := strings.TrimLeft(typ, "+-")
+	if i == nil || (flag != "sdown" && flag != "odown") {
+		return false
+	}
+	for _, h := range s.persist.held {
+		if e, ok := h.eff.(Emit); ok && h.event == i && strings.TrimLeft(e.Type, "+-") == flag {
 			return true
 		}
 	}

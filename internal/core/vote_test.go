@@ -265,6 +265,39 @@ func TestRealSentinelTranscript(t *testing.T) {
 	}
 }
 
+// TestHeldFlagChangeKeepsOrder: a change of an instance's ODOWN flag held
+// behind a vote (same step) holds the next change of that flag from a
+// later step, so subscribers and scripts see the flag's changes in order
+// and the last one tells its state; other events of later steps, and a
+// change of another instance's flag, still leave at once (docs/core.md
+// decision 30: a -odown held behind the vote came out after the +odown of
+// a later step, the master ODOWN).
+func TestHeldFlagChangeKeepsOrder(t *testing.T) {
+	s := newTestCore(t)
+	seeMasterDown(s)
+	m := s.masters["mym"]
+	r := m.sortedReplicas()[0]
+	_, effs := request(s, 10, 1, "SENTINEL", "is-master-down-by-addr", "127.0.0.1", "6379", "5", peerB)
+	p := persistOf(t, effs)
+	s.out = nil
+	s.eventAt(LevelWarning, "-odown", m, "") // the vote's step: held behind it
+	s.now = 11 + timeBase
+	s.persist.holdMaster = nil // a later step
+	s.eventAt(LevelWarning, "+odown", m, "#quorum 2/2")
+	s.eventAt(LevelWarning, "+sdown", r, "")
+	s.event(LevelWarning, "+test-later", m, "x")
+	if got := emitTypes(s.out); got != "+sdown +test-later" {
+		t.Fatalf("events of the later step left at once: %q, want +sdown +test-later", got)
+	}
+	done := s.Step(12, PersistDone{Seq: p.Seq})
+	if got := emitTypes(done); got != "+new-epoch +vote-for-leader -odown +odown" {
+		t.Fatalf("released %q, want the vote's events, then -odown before +odown", got)
+	}
+	if e := effectsOf[Emit](done)[3]; e.At != 11 {
+		t.Fatalf("+odown At = %d, want 11 (when it happened)", e.At)
+	}
+}
+
 // TestVoteEventsOnPersistFailure: when the Persist of a vote fails, the
 // held +new-epoch and +vote-for-leader are logged but never published (the
 // vote reply says "no vote"); events of later steps are not held behind

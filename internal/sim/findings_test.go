@@ -81,6 +81,16 @@ func TestFindingScenarios(t *testing.T) {
 			"fault: operator runs CONFIG SET replica-priority 0 on 10.0.0.1 (was 100)",
 			"s1 -> event +selected-slave slave 10.0.0.1:6379",
 		}},
+		// D2: s4's -odown (an answer "not down" in the step that started
+		// its failover) was held behind its vote; the +odown of a later
+		// step (a third down answer) left at once, before it, so the
+		// published flag said "not ODOWN" while s4 was ODOWN. The +odown
+		// is now held behind the -odown (core decision 30).
+		{"seed1208615.json", []string{
+			"5317 s4 -> event +try-failover master mymaster 10.0.0.1 6379",
+			"5328 s4 -> event -odown master mymaster 10.0.0.1 6379",
+			"5328 s4 -> event +odown master mymaster 10.0.0.1 6379 #quorum 3/3",
+		}},
 		{"seed108731.json", []string{
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",
