@@ -61,12 +61,12 @@ mutants:
 
 ## lab: the whole fault-lab scorecard (root): JSON in bench/results/lab,
 ## table in docs/reliability.md. LAB_PARALLEL labs at once (B9 and B9L
-## still run alone, first); estimated 2.5-2.8 h with 3 on this shared 2-core
-## machine, ~5 h with 1 (docs/faultlab.md, Duration). LAB_PARALLEL=1 for
+## still run alone, first); see docs/faultlab.md, Duration, for the
+## measured wall time on this shared 2-core machine. LAB_PARALLEL=1 for
 ## timing figures free of the other labs' load. LAB_FLAGS adds flags, e.g.
 ## LAB_FLAGS="--scenario 'A*' --runs 5". See docs/faultlab.md.
 LAB_FLAGS ?=
-LAB_PARALLEL ?= 3
+LAB_PARALLEL ?= 6
 lab: deps
 	$(GO) build -o bin/sentinelctl ./cmd/sentinelctl
 	bin/sentinelctl lab --parallel $(LAB_PARALLEL) --out bench/results/lab --report docs/reliability.md $(LAB_FLAGS)

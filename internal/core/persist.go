@@ -23,7 +23,17 @@ type persistState struct {
 	// holdMaster is the master whose events are held for the rest of
 	// the current step (event.go); reset at every step.
 	holdMaster *instance
+	// emittedAt is when the outstanding Persist was emitted; took holds
+	// how long the last persistSamples successful ones took (a ring,
+	// tookN of them filled), for the failover stagger (stagger.go).
+	emittedAt Millis
+	took      [persistSamples]Millis
+	tookN     int
+	tookNext  int
 }
+
+// persistSamples is how many recent Persist durations staggerStep looks at.
+const persistSamples = 8
 
 // heldEffect is an effect waiting for a Persist to succeed.
 type heldEffect struct {
@@ -42,6 +52,16 @@ func (s *Sentinel) markDirty() {
 	p.changes++
 	p.dirty = true
 	p.needSeq = p.lastSeq + 1
+}
+
+// slowestRecentPersist is the longest of the last persistSamples
+// successful Persists, from emit to PersistDone (0 before the first).
+func (s *Sentinel) slowestRecentPersist() Millis {
+	var d Millis
+	for _, t := range s.persist.took[:s.persist.tookN] {
+		d = max(d, t)
+	}
+	return d
 }
 
 // unpersisted reports whether some change is not on disk yet.
@@ -72,6 +92,7 @@ func (s *Sentinel) flushPersist() {
 	p.inflight = p.lastSeq
 	p.needSeq = p.lastSeq
 	p.dirty = false
+	p.emittedAt = s.now
 	s.emit(Persist{Seq: p.lastSeq, State: s.snapshot()})
 }
 
@@ -92,6 +113,9 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 	} else {
 		p.doneSeq = e.Seq
 		s.becomeDurable()
+		p.took[p.tookNext] = max(0, s.now-p.emittedAt)
+		p.tookNext = (p.tookNext + 1) % persistSamples
+		p.tookN = min(p.tookN+1, persistSamples)
 	}
 	keep := p.held[:0:0]
 	for _, h := range p.held {

@@ -15,7 +15,7 @@ package core
 //   - it has neither voted for another sentinel of this master (since its
 //     attempt started) nor seen a newer failover of it since the abort (failover_start_time and the
 //     master's leader epoch are still those of its own attempt),
-//   - at least NoGoodSlaveRetryDelay plus its rank × FailoverStagger have
+//   - at least NoGoodSlaveRetryDelay plus its rank × staggerStep have
 //     passed since the abort (stagger.go: a lower-ranked sentinel in the
 //     same position asks first, and voting for it disqualifies us), and
 //   - its own replica selection would now succeed (selectSlave, the very
@@ -67,7 +67,7 @@ func (s *Sentinel) earlyRetryAt(m *instance) (Millis, bool) {
 		ms.configEpoch >= r.epoch || m.flags&fFailoverInProgress != 0 {
 		return 0, false
 	}
-	return r.at + NoGoodSlaveRetryDelay + Millis(s.failoverRank(m))*s.timing.FailoverStagger, true
+	return r.at + NoGoodSlaveRetryDelay + Millis(s.failoverRank(m))*s.staggerStep(), true
 }
 
 // earlyRetry returns the replica our selection would promote now if an

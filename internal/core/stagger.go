@@ -4,12 +4,45 @@ package core
 // (fastdetect.go) the sentinels of a master reach ODOWN within a few ms of
 // each other; if all of them start a failover in the same epoch, each votes
 // for itself, nobody wins, and the retry waits 2×failover-timeout. An
-// automatic failover therefore starts only rank×FailoverStagger after ODOWN,
+// automatic failover therefore starts only rank×staggerStep after ODOWN,
 // where rank counts the live peers that would start before us. The lowest
 // ranked live sentinel starts at once; its vote request reaches the others
 // before their turn, and voting for it sets failover_start_time, which
 // blocks their own start. Nothing changes on the wire. A forced failover
 // (SENTINEL FAILOVER) is not staggered.
+
+// staggerStep is the delay per rank: FailoverStagger while this
+// sentinel's config saves are fast, maxStaggerStep once one of its last
+// persistSamples saves took more than a third of FailoverStagger
+// (docs/core.md decision 29). A candidate's vote requests leave only
+// once its new epoch and self-vote are on disk (persist.go), after a save
+// already in flight if there is one; when that takes longer than the
+// step, the next sentinel in turn starts before the request reaches it,
+// in the same epoch, and votes for itself. On the fault lab's loaded
+// machine fsync took p50 57 ms, p90 632 ms, and one C3 run ended its
+// first election with three candidates and no leader (the retry came
+// 2×failover-timeout later). Two levels rather than a step proportional
+// to the saves: each sentinel measures its own saves, and with steps that
+// differ a little a rank-2 turn (2×b) can land on a rank-1 turn (a) — in
+// the simulator's split-vote experiment a proportional step split 2 of 60
+// first elections with saves of 50–150 ms, where the fixed step split
+// none. There (internal/sim, TestSplitVoteTwoCandidates,
+// TestSplitVoteSlowDisk), with saves of 100–300 / 200–700 ms, the fixed
+// 200 ms step left 17 / 52 of 60 first elections without a leader, this
+// one 0 / 0; with saves under 67 ms nothing changes. The cost: a
+// sentinel that waits for a lower-ranked peer that never starts (dead, or
+// cut off with the master) starts up to rank×maxStaggerStep after ODOWN
+// (first +odown → +elected-leader p95 486 → 1251 ms with 50–150 ms saves).
+func (s *Sentinel) staggerStep() Millis {
+	if 3*s.slowestRecentPersist() <= s.timing.FailoverStagger {
+		return s.timing.FailoverStagger
+	}
+	return max(s.timing.FailoverStagger, maxStaggerStep)
+}
+
+// maxStaggerStep is staggerStep on a slow disk (SENTINEL_MAX_DESYNC, the
+// spread sentinel.c itself puts on failover start times).
+const maxStaggerStep = MaxDesync
 
 // failoverRank is the number of known peer sentinels of m whose runid
 // sorts before ours, except those gone well before m (goneBefore).
@@ -42,13 +75,13 @@ func goneBefore(m, si *instance) bool {
 func (s *Sentinel) failoverStartAt(m *instance) Millis {
 	rank := Millis(s.failoverRank(m))
 	if !s.yieldsLead(m) {
-		return m.odownSince + rank*s.timing.FailoverStagger
+		return m.odownSince + rank*s.staggerStep()
 	}
 	base := m.odownSince
 	if ft := m.m.failoverStartTime; ft != 0 && ft+2*m.m.failoverTimeout > base {
 		base = ft + 2*m.m.failoverTimeout
 	}
-	return base + (rank+Millis(len(m.m.sentinels))+1)*s.timing.FailoverStagger
+	return base + (rank+Millis(len(m.m.sentinels))+1)*s.staggerStep()
 }
 
 // yieldsLead reports that no replica of m is eligible for us, but one

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -192,5 +193,76 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 				t.Fatalf("failover not started at ODOWN+%d", tc.startAt)
 			}
 		})
+	}
+}
+
+// TestFailoverStaggerFollowsSlowPersist: the step per rank is
+// maxStaggerStep instead of FailoverStagger once one of the last
+// persistSamples successful config saves took more than a third of
+// FailoverStagger. A candidate's vote requests wait for its save, so a
+// step shorter than the save let the next sentinel start in the same
+// epoch before the request arrived (lab C3: three candidates, no leader;
+// docs/core.md decision 29).
+func TestFailoverStaggerFollowsSlowPersist(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	s, m := newStaggerCore(t, id('3'), []staggerPeer{{id('1'), alive}, {id('2'), alive}}, 200)
+	at := Millis(1000)
+	save := func(took Millis, fail bool) {
+		t.Helper()
+		s.now = at + timeBase
+		s.markDirty()
+		s.flushPersist()
+		seq := s.persist.inflight
+		if seq == 0 {
+			t.Fatal("no Persist in flight")
+		}
+		at += took
+		s.now = at + timeBase
+		var err error
+		if fail {
+			err = errors.New("disk full")
+		}
+		s.onPersistDone(PersistDone{Seq: seq, Err: err})
+		at += 2000 // past persistRetryDelay
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want Millis
+	}{
+		{"no save yet", func() {}, 200},
+		{"fast saves", func() { save(40, false); save(66, false) }, 200},
+		{"a failed slow save does not count", func() { save(900, true) }, 200},
+		{"one save over a third of the step", func() { save(67, false) }, maxStaggerStep},
+		{"slow saves rolled out by fast ones", func() {
+			for range persistSamples {
+				save(10, false)
+			}
+		}, 200},
+		{"slow again", func() { save(2500, false) }, maxStaggerStep},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := s.staggerStep(); got != st.want {
+			t.Fatalf("%s: staggerStep = %d, want %d", st.name, got, st.want)
+		}
+	}
+	// Rank 2: not at the 200 ms step's turn, at its own.
+	if !s.durable() {
+		t.Fatal("not durable after the last save")
+	}
+	odownAt := at + 5000
+	m.flags |= fSDown | fODown
+	m.sdownSince = odownAt + timeBase
+	m.odownSince = odownAt + timeBase
+	for _, now := range []Millis{odownAt + 2*200, odownAt + 2*maxStaggerStep - 1} {
+		s.now = now + timeBase
+		if s.startFailoverIfNeeded(m) {
+			t.Fatalf("started %d ms after ODOWN, before its turn at rank 2 × %d ms", now-odownAt, maxStaggerStep)
+		}
+	}
+	s.now = odownAt + 2*maxStaggerStep + timeBase
+	if !s.startFailoverIfNeeded(m) {
+		t.Fatalf("not started at its turn, rank 2 × %d ms after ODOWN", maxStaggerStep)
 	}
 }

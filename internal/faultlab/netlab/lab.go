@@ -260,6 +260,12 @@ func (l *Lab) Close() error {
 			first = err
 		}
 	}
+	// SIGKILL every process first, then wait for each: one by one, a lab
+	// with hundreds of processes (B9L: 600 redis-servers) spent minutes
+	// in kill → reap round trips under load.
+	for _, p := range procs {
+		p.signalKill()
+	}
 	for _, p := range procs {
 		keep(p.Kill())
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -154,4 +155,52 @@ func TestCutDropRejectHeal(t *testing.T) {
 		t.Fatalf("after HealAll: %v", err)
 	}
 	_ = heal() // healing twice is harmless
+}
+
+// AddHosts gives the addresses AddHost one by one would, makes hosts that
+// reach each other by address and by name, and leaves no namespace of a
+// call that fails.
+func TestAddHosts(t *testing.T) {
+	l, hs := newLab(t, "a")
+	more, err := l.AddHosts("b", "c", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(hs[0].IP(), ".1")
+	for i, h := range append(hs, more...) {
+		if want := base + "." + itoa(i+1); h.IP() != want {
+			t.Fatalf("%s: ip %s, want %s (the order of the names)", h.Name, h.IP(), want)
+		}
+	}
+	echoServer(t, more[2], 7000)
+	if err := dialEcho(hs[0], "d:7000", 5*time.Second); err != nil {
+		t.Fatalf("a -> d by name: %v", err)
+	}
+	if err := dialEcho(more[0], more[2].Addr(7000), 5*time.Second); err != nil {
+		t.Fatalf("b -> d: %v", err)
+	}
+	for _, bad := range [][]string{{"e", "b"}, {"e", "e"}, {"e", "Bad"}} {
+		if _, err := l.AddHosts(bad...); err == nil {
+			t.Fatalf("AddHosts(%v) succeeded", bad)
+		}
+	}
+	names, err := listNetns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == l.Prefix()+"e" {
+			t.Fatalf("namespace %s left by a failed AddHosts", n)
+		}
+	}
+	if got := len(l.Hosts()); got != 4 {
+		t.Fatalf("%d hosts after the failed calls, want 4", got)
+	}
+	e, err := l.AddHost("e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := base + ".5"; e.IP() != want {
+		t.Fatalf("e: ip %s, want %s", e.IP(), want)
+	}
 }

@@ -274,19 +274,28 @@ func (p *Proc) Signal(sig syscall.Signal) error {
 // as a redis BGSAVE fork) and waits until it has exited. Killing an exited
 // process is not an error.
 func (p *Proc) Kill() error {
-	select {
-	case <-p.done:
+	if !p.signalKill() {
 		return nil
-	default:
 	}
-	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
-	_ = syscall.Kill(p.PID, syscall.SIGKILL)
 	select {
 	case <-p.done:
 		return nil
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("netlab: %s (pid %d) did not exit after SIGKILL", p.Name, p.PID)
 	}
+}
+
+// signalKill sends SIGKILL to the process and its group without waiting;
+// false when it has already exited.
+func (p *Proc) signalKill() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	return true
 }
 
 // Wait blocks until the process exits or ctx ends.
