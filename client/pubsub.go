@@ -438,6 +438,12 @@ func (r *resolver) onEvent(channel, payload, from string) {
 		r.gen++
 		r.genA.Store(r.gen)
 		stale = r.staleLocked()
+		r.eventAddr, r.eventFrom, r.eventSeq = "", "", 0
+		if named != "" && named != old && r.sentinels.index(from) >= 0 {
+			// The resolution this hint starts verifies the named
+			// master first (eventSwitch).
+			r.eventAddr, r.eventFrom, r.eventSeq = named, from, r.hintSeq
+		}
 	}
 	r.mu.Unlock()
 	for _, c := range stale {

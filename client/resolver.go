@@ -60,6 +60,14 @@ type resolver struct {
 	subBy      map[string]*subConn   // live subscription per sentinel (RESP3 ones also carry queries)
 	noResp3    map[string]bool       // sentinels that refused HELLO 3
 
+	// eventAddr is the new master named by the event that fenced the
+	// current one (from sentinel eventFrom), for the resolution started
+	// by that hint (hintSeq eventSeq): it is verified with ROLE before
+	// any sentinel query (see eventSwitch).
+	eventAddr string
+	eventFrom string
+	eventSeq  uint64
+
 	following  string    // replica whose promotion is being polled
 	earlyFrom  string    // address left by an early switch on promotion
 	earlyUntil time.Time // end of that switch's grace period
@@ -391,6 +399,9 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 // candidates with ROLE, best epoch first, and commit the first verified one.
 // c is the resolution (nil for a switch that is not one).
 func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
+	if r.eventSwitch(ctx, c) {
+		return nil
+	}
 	if done, err := r.outagePoll(ctx, c); done {
 		return err
 	}
