@@ -281,15 +281,16 @@ var pingCmd = appendCommand(nil, "PING")
 // not cost a new subscription.
 func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 	rc := sc.rc
-	quiet, answer := r.pingAfter(primary), r.answerWithin(primary)
-	dead := max(r.opt.VerifyInterval*4, 2*time.Second, 2*quiet)
+	quiet := r.pingAfter(primary)
+	dead := r.deadAfter(primary)
 	// stuck: queries to this sentinel stop using the subscription. Not
 	// at answer: under a fleet's load a sentinel answers late, and
 	// queries diverted to a second connection would dial one per client
 	// (measured: 340 sentinel connections in a 300-client failover).
-	stuck := min(max(2*time.Second, r.opt.SentinelTimeout), dead)
+	stuck := r.stuckAfter()
 	var pingedAt time.Time
-	flagged := false // the PING is overdue
+	var answer time.Duration // bound for the PING in flight (answerScaled when sent)
+	flagged := false         // the PING is overdue
 	for {
 		wait := quiet
 		switch {
@@ -315,6 +316,7 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 					return
 				}
 				pingedAt, flagged = time.Now(), false
+				answer = r.answerScaled(primary)
 			case time.Since(pingedAt) >= dead:
 				r.stats.pubSubLost.Add(1)
 				r.log(slog.LevelWarn, "subscription silent, reconnecting", "sentinel", from)
@@ -336,6 +338,11 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 				}
 			}
 			continue
+		}
+		if !pingedAt.IsZero() {
+			// The first frame after the PING: at the latest its
+			// answer (an event may come first and count as less).
+			r.noteReply(time.Since(pingedAt))
 		}
 		pingedAt, flagged = time.Time{}, false
 		sc.setUnhealthy(false)

@@ -79,6 +79,7 @@ type resolver struct {
 	spool     sentinelPool  // persistent sentinel query connections
 	liveUntil time.Time     // the primary subscription proved the event path live until then
 	checking  atomic.Bool   // a check (reconcile, catch-up) is running
+	replyTime atomic.Int64  // the sentinels' recent reply time, ns (see noteReply)
 	// lastCloseFailed: the last data connection closed had failed or
 	// was retired (the idle stop then waits failGrace).
 	lastCloseFailed bool
