@@ -383,13 +383,16 @@ func (r *resolver) sendPing(sc *subConn, quiet time.Duration) bool {
 
 // onEvent handles a hint. "+switch-master <name> <old-ip> <old-port>
 // <new-ip> <new-port>" and "+promoted-slave slave <ip:port> <ip> <port> @
-// <name> <master-ip> <master-port>" only wake the resolver: the new address
-// still comes from a sentinel query verified with ROLE. But when the event
+// <name> <master-ip> <master-port>" wake the resolver. When the event
 // names the current master as the one being left, the client stops using
 // it at once (fence): its connections are retired and new ones wait for
 // the resolution, so no command issued after the event reaches the old
-// master, however long the resolution takes. The sentinel that sent the
-// hint is asked first, since it has the newest view.
+// master, however long the resolution takes. That resolution first
+// verifies the master the event named with ROLE and switches to it
+// without a sentinel query (eventSwitch); when it does not verify, the
+// sentinels are asked, the sender of the hint first, since it has the
+// newest view. Any other hint only starts a resolution: the address then
+// comes from a sentinel query verified with ROLE.
 func (r *resolver) onEvent(channel, payload, from string) {
 	f := strings.Fields(payload)
 	var old, named string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -276,9 +277,23 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 		watch = watchEvents(sentinels)
 		defer watch.close()
 	}
+	// The master the sentinels name now: on a loaded machine the
+	// sentinels may have failed over while the fleet started (a master
+	// not answering within down-after), and killing the original master,
+	// then a replica, would measure nothing.
+	victim := c.Top.Master
+	if m, err := testutil.SentinelMaster(sentinels[0], c.Name); err == nil {
+		named := net.JoinHostPort(m["ip"], m["port"])
+		for _, p := range c.Top.Replicas {
+			if p.Addr() == named {
+				t.Logf("%s: the sentinels failed over during start-up; killing the current master %s", k.name, named)
+				victim = p
+			}
+		}
+	}
 	kill := time.Now()
 	killAt.Store(kill.UnixNano())
-	c.Top.Master.Kill()
+	victim.Kill()
 	deadline := time.Now().Add(30 * time.Second)
 	if k.make == nil {
 		// Baseline: the sentinels alone over a typical window (kill →
