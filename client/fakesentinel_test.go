@@ -64,6 +64,14 @@ func (f *fakeSentinel) setDelay(d time.Duration) {
 	f.mu.Unlock()
 }
 
+// setBlackhole makes the sentinel stop answering (it still reads the
+// commands, counts the queries and publishes events).
+func (f *fakeSentinel) setBlackhole(v bool) {
+	f.mu.Lock()
+	f.blackhole = v
+	f.mu.Unlock()
+}
+
 // setPeers sets the sentinels listed by SENTINEL SENTINELS.
 // startFakeSentinels starts n fake sentinels for master that all list
 // each other as peers, and returns them with their addresses.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"time"
 )
@@ -121,4 +122,52 @@ func (r *resolver) preferEarly(cands []string) []string {
 		}
 	}
 	return out
+}
+
+// eventSwitch is the first step of the resolution started by a fencing
+// event (+promoted-slave from the failover leader, or +switch-master,
+// naming the current master as the old one): the master the event named
+// is dialled and verified with ROLE at once, without asking a sentinel
+// first. The event came over this client's subscription to a sentinel of
+// its list, the connection on which the query would have gone (a RESP3
+// subscription carries the queries), and the leader answers
+// GET-MASTER-ADDR-BY-NAME with the very address its +promoted-slave
+// names; the query only added a round trip through a sentinel that a
+// whole fleet asks at the same moment. ROLE still decides: a named node
+// that is not a master (a lying or confused sentinel) is not used, and
+// the resolution goes on with the sentinel queries. The switch gets the
+// same grace as the early switch on promotion (PromotionGrace, see
+// preferEarly): lagging sentinels that still name the old master, which
+// after SENTINEL FAILOVER stays writable for seconds, do not switch the
+// client back while the promoted node reports master. It reports whether
+// the switch was made.
+func (r *resolver) eventSwitch(ctx context.Context, c *call) bool {
+	r.mu.Lock()
+	addr, from, old, epoch := r.eventAddr, r.eventFrom, r.addr, r.epoch
+	ok := c != nil && addr != "" && c.seq == r.eventSeq && r.fenced && r.want == roleMaster
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	conn, err := r.dialVerify(ctx, addr, roleMaster)
+	if err != nil {
+		r.log(slog.LevelInfo, "the master an event named did not verify: asking the sentinels", "sentinel", from, "named", addr, "err", err)
+		return false
+	}
+	r.mu.Lock()
+	stillOK := !c.superseded && r.addr == old && r.fenced
+	r.mu.Unlock()
+	if !stillOK {
+		conn.Close()
+		return false
+	}
+	r.stats.eventSwitches.Add(1)
+	r.commit(addr, epoch, c)
+	r.mu.Lock()
+	if r.addr == addr {
+		r.earlyFrom, r.earlyUntil = old, time.Now().Add(r.opt.PromotionGrace)
+	}
+	r.mu.Unlock()
+	r.keepSpare(conn, addr, c)
+	return true
 }

@@ -281,15 +281,16 @@ var pingCmd = appendCommand(nil, "PING")
 // not cost a new subscription.
 func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 	rc := sc.rc
-	quiet, answer := r.pingAfter(primary), r.answerWithin(primary)
-	dead := max(r.opt.VerifyInterval*4, 2*time.Second, 2*quiet)
+	quiet := r.pingAfter(primary)
+	dead := r.deadAfter(primary)
 	// stuck: queries to this sentinel stop using the subscription. Not
 	// at answer: under a fleet's load a sentinel answers late, and
 	// queries diverted to a second connection would dial one per client
 	// (measured: 340 sentinel connections in a 300-client failover).
-	stuck := min(max(2*time.Second, r.opt.SentinelTimeout), dead)
+	stuck := r.stuckAfter()
 	var pingedAt time.Time
-	flagged := false // the PING is overdue
+	var answer time.Duration // bound for the PING in flight (answerScaled when sent)
+	flagged := false         // the PING is overdue
 	for {
 		wait := quiet
 		switch {
@@ -315,6 +316,7 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 					return
 				}
 				pingedAt, flagged = time.Now(), false
+				answer = r.answerScaled(primary)
 			case time.Since(pingedAt) >= dead:
 				r.stats.pubSubLost.Add(1)
 				r.log(slog.LevelWarn, "subscription silent, reconnecting", "sentinel", from)
@@ -336,6 +338,11 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 				}
 			}
 			continue
+		}
+		if !pingedAt.IsZero() {
+			// The first frame after the PING: at the latest its
+			// answer (an event may come first and count as less).
+			r.noteReply(time.Since(pingedAt))
 		}
 		pingedAt, flagged = time.Time{}, false
 		sc.setUnhealthy(false)
@@ -376,13 +383,16 @@ func (r *resolver) sendPing(sc *subConn, quiet time.Duration) bool {
 
 // onEvent handles a hint. "+switch-master <name> <old-ip> <old-port>
 // <new-ip> <new-port>" and "+promoted-slave slave <ip:port> <ip> <port> @
-// <name> <master-ip> <master-port>" only wake the resolver: the new address
-// still comes from a sentinel query verified with ROLE. But when the event
+// <name> <master-ip> <master-port>" wake the resolver. When the event
 // names the current master as the one being left, the client stops using
 // it at once (fence): its connections are retired and new ones wait for
 // the resolution, so no command issued after the event reaches the old
-// master, however long the resolution takes. The sentinel that sent the
-// hint is asked first, since it has the newest view.
+// master, however long the resolution takes. That resolution first
+// verifies the master the event named with ROLE and switches to it
+// without a sentinel query (eventSwitch); when it does not verify, the
+// sentinels are asked, the sender of the hint first, since it has the
+// newest view. Any other hint only starts a resolution: the address then
+// comes from a sentinel query verified with ROLE.
 func (r *resolver) onEvent(channel, payload, from string) {
 	f := strings.Fields(payload)
 	var old, named string
@@ -438,6 +448,12 @@ func (r *resolver) onEvent(channel, payload, from string) {
 		r.gen++
 		r.genA.Store(r.gen)
 		stale = r.staleLocked()
+		r.eventAddr, r.eventFrom, r.eventSeq = "", "", 0
+		if named != "" && named != old && r.sentinels.index(from) >= 0 {
+			// The resolution this hint starts verifies the named
+			// master first (eventSwitch).
+			r.eventAddr, r.eventFrom, r.eventSeq = named, from, r.hintSeq
+		}
 	}
 	r.mu.Unlock()
 	for _, c := range stale {

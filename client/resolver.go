@@ -60,6 +60,14 @@ type resolver struct {
 	subBy      map[string]*subConn   // live subscription per sentinel (RESP3 ones also carry queries)
 	noResp3    map[string]bool       // sentinels that refused HELLO 3
 
+	// eventAddr is the new master named by the event that fenced the
+	// current one (from sentinel eventFrom), for the resolution started
+	// by that hint (hintSeq eventSeq): it is verified with ROLE before
+	// any sentinel query (see eventSwitch).
+	eventAddr string
+	eventFrom string
+	eventSeq  uint64
+
 	following  string    // replica whose promotion is being polled
 	earlyFrom  string    // address left by an early switch on promotion
 	earlyUntil time.Time // end of that switch's grace period
@@ -71,6 +79,7 @@ type resolver struct {
 	spool     sentinelPool  // persistent sentinel query connections
 	liveUntil time.Time     // the primary subscription proved the event path live until then
 	checking  atomic.Bool   // a check (reconcile, catch-up) is running
+	replyTime atomic.Int64  // the sentinels' recent reply time, ns (see noteReply)
 	// lastCloseFailed: the last data connection closed had failed or
 	// was retired (the idle stop then waits failGrace).
 	lastCloseFailed bool
@@ -391,6 +400,9 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 // candidates with ROLE, best epoch first, and commit the first verified one.
 // c is the resolution (nil for a switch that is not one).
 func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
+	if r.eventSwitch(ctx, c) {
+		return nil
+	}
 	if done, err := r.outagePoll(ctx, c); done {
 		return err
 	}

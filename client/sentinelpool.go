@@ -286,8 +286,12 @@ func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string
 		rs, err := r.sentinelExchange(addr, cmds)
 		done <- exchange{rs, err}
 	}()
+	start := time.Now()
 	select {
 	case x := <-done:
+		if x.err == nil {
+			r.noteReply(time.Since(start))
+		}
 		return x.rs, x.err
 	case <-wait.C:
 		return nil, errSentinelTimeout

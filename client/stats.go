@@ -16,7 +16,7 @@ type counters struct {
 	earlyPromotions, fences, sentinelsPruned      atomic.Uint64
 	blockedCut, sentinelDials, sentinelCommands   atomic.Uint64
 	verifications, pubSubLost                     atomic.Uint64
-	keptWithoutSentinels                          atomic.Uint64
+	keptWithoutSentinels, eventSwitches           atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
@@ -41,6 +41,7 @@ type Stats struct {
 	Verifications        uint64    // sentinel queries made because the event path was not proven live (VerifyInterval)
 	PubSubLost           uint64    // subscriptions found dead by their health check (open but silent)
 	KeptWithoutSentinels uint64    // resolutions in which no sentinel answered and the last verified node was kept (it answered ROLE)
+	EventSwitches        uint64    // switches to the master a fencing event named (+promoted-slave, +switch-master), verified with ROLE, without a sentinel query
 	SentinelDials        uint64    // connections opened to sentinels (queries and subscriptions)
 	SentinelCommands     uint64    // commands sent to sentinels (queries, handshakes, SUBSCRIBE, health-check PINGs)
 	LastFailover         time.Time // when the last master change was committed (zero if none)
@@ -70,6 +71,7 @@ func (r *resolver) snapshot() Stats {
 		Verifications:        r.stats.verifications.Load(),
 		PubSubLost:           r.stats.pubSubLost.Load(),
 		KeptWithoutSentinels: r.stats.keptWithoutSentinels.Load(),
+		EventSwitches:        r.stats.eventSwitches.Load(),
 		SentinelDials:        r.stats.sentinelDials.Load(),
 		SentinelCommands:     r.stats.sentinelCommands.Load(),
 	}

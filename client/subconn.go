@@ -46,6 +46,15 @@ var errSubClosed = errors.New("subscription connection closed")
 // they are read and dropped). It reports false when the connection cannot
 // take queries (dead, or unhealthy and done != nil).
 func (sc *subConn) send(deadline time.Time, done chan exchange, cmds ...[]string) (bool, error) {
+	return sc.write(deadline, done, false, cmds)
+}
+
+// sendAnyway is send on an unhealthy (but not dead) subscription.
+func (sc *subConn) sendAnyway(deadline time.Time, done chan exchange, cmds ...[]string) (bool, error) {
+	return sc.write(deadline, done, true, cmds)
+}
+
+func (sc *subConn) write(deadline time.Time, done chan exchange, anyway bool, cmds [][]string) (bool, error) {
 	var buf []byte
 	for _, c := range cmds {
 		buf = appendCommand(buf, c...)
@@ -53,7 +62,7 @@ func (sc *subConn) send(deadline time.Time, done chan exchange, cmds ...[]string
 	sc.wmu.Lock()
 	defer sc.wmu.Unlock()
 	sc.mu.Lock()
-	if sc.dead || (done != nil && sc.unhealthy) {
+	if sc.dead || (done != nil && sc.unhealthy && !anyway) {
 		sc.mu.Unlock()
 		return false, nil
 	}
@@ -108,6 +117,22 @@ func (sc *subConn) fail(err error) {
 	}
 }
 
+// errSubStuck is a query not sent because the subscription to its
+// sentinel has an unanswered health check (see subDo).
+var errSubStuck = errors.New("subscription health check unanswered: sentinel skipped")
+
+func (sc *subConn) isUnhealthy() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.unhealthy && !sc.dead
+}
+
+func (sc *subConn) isDead() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.dead
+}
+
 func (sc *subConn) setUnhealthy(v bool) {
 	sc.mu.Lock()
 	sc.unhealthy = v
@@ -126,8 +151,24 @@ func (r *resolver) subDo(ctx context.Context, addr string, cmds [][]string) (rs 
 		return nil, false, nil
 	}
 	deadline := r.queryDeadline(ctx)
+	patient := ctx.Value(patientKey{}) != nil
+	if !patient && sc.isUnhealthy() {
+		// Its health check has been unanswered for stuckAfter: the
+		// sentinel is loaded (or the connection stopped delivering).
+		// The caller asks the next sentinel instead of dialling a
+		// second connection to this one (under a fleet's load that
+		// was one new connection per client and query). A patient
+		// query (no master to fall back on) still waits on the
+		// subscription: its caller asks the next sentinel beside it
+		// after SentinelTimeout.
+		return nil, true, &SentinelError{Addr: addr, Err: errSubStuck}
+	}
 	done := make(chan exchange, 1)
 	sent, err := sc.send(deadline, done, cmds...)
+	if !sent && patient && !sc.isDead() {
+		// Unhealthy and patient: queue behind the health check.
+		sent, err = sc.sendAnyway(deadline, done, cmds...)
+	}
 	if !sent {
 		return nil, false, nil
 	}
@@ -137,8 +178,12 @@ func (r *resolver) subDo(ctx context.Context, addr string, cmds [][]string) (rs 
 	}
 	wait := time.NewTimer(time.Until(deadline))
 	defer wait.Stop()
+	start := time.Now()
 	select {
 	case x := <-done:
+		if x.err == nil {
+			r.noteReply(time.Since(start))
+		}
 		return x.rs, true, x.err
 	case <-wait.C:
 		// The reply is read (and dropped) by the subscriber when it

@@ -56,7 +56,51 @@ func (r *resolver) answerWithin(primary bool) time.Duration {
 // liveWindow is how long a frame on the primary subscription proves the
 // event path live: until its next PING is overdue.
 func (r *resolver) liveWindow() time.Duration {
-	return r.pingAfter(true) + r.answerWithin(true)
+	return r.pingAfter(true) + r.answerScaled(true)
+}
+
+// answerScaled is answerWithin, raised to three times the sentinels'
+// measured reply time (see noteReply) when that is longer, up to
+// stuckAfter: a sentinel that answers everything late (a fleet's load, a
+// loaded machine) answers the health check late too, and declaring the
+// event path dead for it only adds the verification polls of every
+// client to the load that slowed it down (measured: 1000 clients at load
+// 20–50 sent 2 000–13 000 verification queries in one failover). A
+// subscription that stops answering is still found: its PING stays
+// unanswered past the scaled bound, and past stuckAfter in any case.
+func (r *resolver) answerScaled(primary bool) time.Duration {
+	base := r.answerWithin(primary)
+	rt := time.Duration(r.replyTime.Load())
+	return max(base, min(3*rt, r.stuckAfter()))
+}
+
+// stuckAfter is how long a subscription's health check may stay
+// unanswered before queries to its sentinel stop using it.
+func (r *resolver) stuckAfter() time.Duration {
+	return min(max(2*time.Second, r.opt.SentinelTimeout), r.deadAfter(true))
+}
+
+// deadAfter is how long a subscription's health check may stay
+// unanswered before the connection is given up.
+func (r *resolver) deadAfter(primary bool) time.Duration {
+	return max(r.opt.VerifyInterval*4, 2*time.Second, 2*r.pingAfter(primary))
+}
+
+// noteReply records how long a sentinel took to answer (a health check,
+// a query). The reply time rises at once to a slower answer and decays
+// by an eighth of the difference per faster one, so that one fast answer
+// between slow ones does not bring the health check's bound back down.
+func (r *resolver) noteReply(d time.Duration) {
+	for {
+		old := r.replyTime.Load()
+		nv := int64(d)
+		if nv < old {
+			nv = old - (old-nv)/8
+		}
+		if r.replyTime.CompareAndSwap(old, nv) {
+			return
+		}
+	}
 }
 
 // setLive records until when the event path is proven live.

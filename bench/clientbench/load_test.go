@@ -3,6 +3,8 @@ package clientbench
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -68,18 +70,113 @@ func (b counts) since(a counts) (conns, cmds int64) {
 // loadContender builds n clients for the cluster (nil for the baseline).
 type loadContender struct {
 	name string
-	make func(c *testutil.SentinelCluster) *redis.Client
+	// make builds one client; lg (nil unless GOSENTINEL_BENCH_PHASES)
+	// is the Logger for ours.
+	make func(c *testutil.SentinelCluster, lg *slog.Logger) *redis.Client
+}
+
+// phaseLog records, for one of our clients, when it was fenced by an
+// event and when it verified a new master (the client's own log lines,
+// FailoverOptions.Logger), for the GOSENTINEL_BENCH_PHASES breakdown.
+type phaseLog struct{ fenced, verified atomic.Int64 }
+
+func (p *phaseLog) Enabled(context.Context, slog.Level) bool { return true }
+func (p *phaseLog) WithAttrs([]slog.Attr) slog.Handler       { return p }
+func (p *phaseLog) WithGroup(string) slog.Handler            { return p }
+func (p *phaseLog) Handle(_ context.Context, rec slog.Record) error {
+	switch {
+	case strings.Contains(rec.Message, "fenced"):
+		p.fenced.CompareAndSwap(0, rec.Time.UnixNano())
+	case strings.Contains(rec.Message, "master verified"):
+		p.verified.Store(rec.Time.UnixNano())
+	}
+	return nil
+}
+
+// eventWatch records when each sentinel published its first
+// +promoted-slave and +switch-master (GOSENTINEL_BENCH_PHASES): how long
+// the failover itself took under the fleet's load.
+type eventWatch struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // "sentinel channel" → first arrival
+	subs []*redis.PubSub
+	cls  []*redis.Client
+}
+
+func watchEvents(sentinels []string) *eventWatch {
+	w := &eventWatch{seen: map[string]time.Time{}}
+	for _, s := range sentinels {
+		c := redis.NewClient(&redis.Options{Addr: s})
+		ps := c.Subscribe(context.Background(), "+promoted-slave", "+switch-master")
+		w.cls, w.subs = append(w.cls, c), append(w.subs, ps)
+		go func() {
+			for m := range ps.Channel() {
+				w.mu.Lock()
+				if _, ok := w.seen[s+" "+m.Channel]; !ok {
+					w.seen[s+" "+m.Channel] = time.Now()
+				}
+				w.mu.Unlock()
+			}
+		}()
+	}
+	return w
+}
+
+func (w *eventWatch) report(kill time.Time) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for k, at := range w.seen {
+		out = append(out, fmt.Sprintf("%s %v", k, at.Sub(kill).Round(time.Millisecond)))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
+func (w *eventWatch) close() {
+	for i := range w.subs {
+		w.subs[i].Close()
+		w.cls[i].Close()
+	}
+}
+
+// phasesOn reports whether the per-client phase breakdown is wanted
+// (GOSENTINEL_BENCH_PHASES=1): kill → fence → new master verified →
+// first acknowledged write, as percentiles over the fleet.
+func phasesOn() bool { return os.Getenv("GOSENTINEL_BENCH_PHASES") == "1" }
+
+// logPhases reports the phase breakdown of our clients (logs[i] belongs to
+// the writer i; nil for go-redis).
+func logPhases(t *testing.T, name string, kill time.Time, logs []*phaseLog, firstAfter []atomic.Int64) {
+	var fence, verify, write []time.Duration
+	for i, l := range logs {
+		f, v, w := l.fenced.Load(), l.verified.Load(), firstAfter[i].Load()
+		if f == 0 || v == 0 || w == 0 || f < kill.UnixNano() {
+			continue
+		}
+		fence = append(fence, time.Duration(f-kill.UnixNano()))
+		verify = append(verify, time.Duration(v-f))
+		write = append(write, time.Duration(w-v))
+	}
+	q := func(ds []time.Duration) string {
+		if len(ds) == 0 {
+			return "-"
+		}
+		slices.Sort(ds)
+		return fmt.Sprintf("p10 %v p50 %v p90 %v", ds[len(ds)/10].Round(time.Millisecond), ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)*9/10].Round(time.Millisecond))
+	}
+	t.Logf("%s phases (%d clients fenced by an event): kill → fence %s; fence → verified %s; verified → first write %s", name, len(fence), q(fence), q(verify), q(write))
 }
 
 var loadContenders = []loadContender{
 	{"no client (sentinels' own traffic)", nil},
-	{"gosentinel client (default)", func(c *testutil.SentinelCluster) *redis.Client {
-		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+	{"gosentinel client (default)", func(c *testutil.SentinelCluster, lg *slog.Logger) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), Logger: lg})
 	}},
-	{"gosentinel client, no pub/sub", func(c *testutil.SentinelCluster) *redis.Client {
-		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), DisablePubSub: true})
+	{"gosentinel client, no pub/sub", func(c *testutil.SentinelCluster, lg *slog.Logger) *redis.Client {
+		return client.NewFailoverClient(&client.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs(), DisablePubSub: true, Logger: lg})
 	}},
-	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster) *redis.Client {
+	{"go-redis NewFailoverClient", func(c *testutil.SentinelCluster, _ *slog.Logger) *redis.Client {
 		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
 	}},
 }
@@ -107,9 +204,16 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	var run loadRun
 	s0 := snap(t, sentinels)
 	var rdbs []*redis.Client
+	var logs []*phaseLog
 	if k.make != nil {
 		for i := 0; i < n; i++ {
-			rdbs = append(rdbs, k.make(c))
+			var lg *slog.Logger
+			if phasesOn() && !strings.HasPrefix(k.name, "go-redis") {
+				l := &phaseLog{}
+				logs = append(logs, l)
+				lg = slog.New(l)
+			}
+			rdbs = append(rdbs, k.make(c, lg))
 		}
 	}
 	defer func() {
@@ -168,9 +272,28 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	s2 := snap(t, sentinels)
 	run.idleConns, run.idleCmds = s2.since(s1)
 	own0 := ownStats(rdbs)
+	var watch *eventWatch
+	if phasesOn() && k.make != nil {
+		watch = watchEvents(sentinels)
+		defer watch.close()
+	}
+	// The master the sentinels name now: on a loaded machine the
+	// sentinels may have failed over while the fleet started (a master
+	// not answering within down-after), and killing the original master,
+	// then a replica, would measure nothing.
+	victim := c.Top.Master
+	if m, err := testutil.SentinelMaster(sentinels[0], c.Name); err == nil {
+		named := net.JoinHostPort(m["ip"], m["port"])
+		for _, p := range c.Top.Replicas {
+			if p.Addr() == named {
+				t.Logf("%s: the sentinels failed over during start-up; killing the current master %s", k.name, named)
+				victim = p
+			}
+		}
+	}
 	kill := time.Now()
 	killAt.Store(kill.UnixNano())
-	c.Top.Master.Kill()
+	victim.Kill()
 	deadline := time.Now().Add(30 * time.Second)
 	if k.make == nil {
 		// Baseline: the sentinels alone over a typical window (kill →
@@ -203,6 +326,12 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	slices.Sort(ds)
 	if len(ds) > 0 {
 		t.Logf("%s: kill → first write per client: min %v p10 %v p50 %v p90 %v p99 %v max %v", k.name, ds[0], ds[len(ds)/10], ds[len(ds)/2], ds[len(ds)*9/10], ds[len(ds)*99/100], ds[len(ds)-1])
+	}
+	if watch != nil {
+		t.Logf("%s: sentinel events after the kill (one observer connection per sentinel): %s", k.name, watch.report(kill))
+	}
+	if len(logs) == len(rdbs) && len(logs) > 0 {
+		logPhases(t, k.name, kill, logs, firstAfter)
 	}
 	own1 := ownStats(rdbs)
 	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds

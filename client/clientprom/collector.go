@@ -65,6 +65,7 @@ func NewCollector(rdb *redis.Client, constLabels prometheus.Labels) *Collector {
 	add("blocked_cut", "Blocked connections closed because the master changed.", func(s client.Stats) uint64 { return s.BlockedCut })
 	add("pubsub_lost", "Subscriptions found dead by their health check.", func(s client.Stats) uint64 { return s.PubSubLost })
 	add("kept_without_sentinels", "Resolutions in which no sentinel answered and the last verified node was kept.", func(s client.Stats) uint64 { return s.KeptWithoutSentinels })
+	add("event_switches", "Switches to the master a fencing event named, verified with ROLE, without a sentinel query.", func(s client.Stats) uint64 { return s.EventSwitches })
 	add("sentinel_dials", "Connections opened to sentinels.", func(s client.Stats) uint64 { return s.SentinelDials })
 	add("sentinel_commands", "Commands sent to sentinels.", func(s client.Stats) uint64 { return s.SentinelCommands })
 	return c
