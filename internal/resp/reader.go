@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // defaultBufSize is the initial read buffer of NewReader and
@@ -22,11 +23,15 @@ const bulkChunk = 64 << 10
 // Reader reads RESP commands (server side) or replies (client side) from an
 // io.Reader with its own buffer. It is not safe for concurrent use.
 type Reader struct {
-	rd   io.Reader
-	buf  []byte
-	size int // initial buffer size; a grown buffer shrinks back to it
-	r, w int
-	err  error // sticky read error from rd
+	rd  io.Reader
+	buf []byte // nil after Release until the next read
+	// bufHandle is the pool handle of buf when it came from a pool
+	// (Release), kept so that giving it back allocates nothing.
+	bufHandle *[]byte
+	pool      *sync.Pool // the pool of buffers of size, once released
+	size      int        // initial buffer size; a grown buffer shrinks back to it
+	r, w      int
+	err       error // sticky read error from rd
 
 	lim    Limits
 	unauth bool
@@ -104,6 +109,9 @@ func (r *Reader) fill() error {
 // grown buffer when they fit the initial size again); it fails when the
 // buffer is full.
 func (r *Reader) compact() error {
+	if r.buf == nil {
+		r.acquire()
+	}
 	if r.r > 0 {
 		n := copy(r.buf, r.buf[r.r:r.w])
 		r.w = n

@@ -135,6 +135,7 @@ func (c *client) beforeWait() bool {
 	if len(c.pending) > 0 && !c.flush() {
 		return false
 	}
+	c.rd.Release() // an idle connection holds no read buffer
 	c.armReadDeadline()
 	return true
 }

@@ -1,0 +1,60 @@
+package resp
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestReleaseBetweenCommands: a Reader released between commands holds no
+// buffer and reads on correctly, also a command split across the release;
+// one with unread bytes keeps its buffer.
+func TestReleaseBetweenCommands(t *testing.T) {
+	var in bytes.Buffer
+	r := NewReaderSize(&in, Limits{}, 64)
+	for i, part := range []string{"*1\r\n$4\r\nPING\r\n", "*2\r\n$4\r\nECHO", "\r\n$2\r\nhi\r\n"} {
+		in.WriteString(part)
+		if err := r.fill(); err != nil {
+			t.Fatal(err)
+		}
+		args, ok, _, err := r.ReadBufferedCommand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Release()
+		if i == 1 {
+			if ok || r.buf == nil {
+				t.Fatalf("part %d: ok %v, buffer released with unread bytes", i, ok)
+			}
+			continue
+		}
+		if !ok || r.buf != nil {
+			t.Fatalf("part %d: ok %v, buffer kept after the last command (%d bytes)", i, ok, len(r.buf))
+		}
+		if got := string(bytes.Join(args, []byte(" "))); got != map[int]string{0: "PING", 2: "ECHO hi"}[i] {
+			t.Fatalf("part %d: args %q", i, got)
+		}
+	}
+}
+
+// TestReleaseAllocatesNothing: a release and the next read's acquire reuse
+// the pooled buffer and its handle.
+func TestReleaseAllocatesNothing(t *testing.T) {
+	cmd := "*1\r\n$4\r\nPING\r\n"
+	rd := strings.NewReader("")
+	r := NewReaderSize(rd, Limits{}, 4096)
+	step := func() {
+		rd.Reset(cmd)
+		if err := r.fill(); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _, err := r.ReadBufferedCommand(); !ok || err != nil {
+			t.Fatalf("ok %v err %v", ok, err)
+		}
+		r.Release()
+	}
+	step()
+	if n := testing.AllocsPerRun(100, step); n > 0 {
+		t.Fatalf("%.1f allocations per release and reacquire, want 0", n)
+	}
+}
