@@ -20,9 +20,11 @@ vet:
 
 ## test: what CI runs (.ci/run). vet + race tests (unit, simulation seeds,
 ## integration with real redis-server, interop with real redis-sentinel) +
-## short fuzz runs of every parser.
+## short fuzz runs of every parser. -count=1: test/conformance, interop and
+## redissuite run binaries built from the tree, which go test's result
+## cache does not see, so a cached pass could be stale.
 test: deps vet
-	$(GO) test -race -timeout $(GOTEST_TIMEOUT) ./...
+	$(GO) test -race -count=1 -timeout $(GOTEST_TIMEOUT) ./...
 	FUZZTIME=$(FUZZTIME) scripts/fuzz-smoke.sh
 
 ## test-short: unit tests only, no real processes.
