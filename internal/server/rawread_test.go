@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net"
 	"syscall"
 	"testing"
 )
@@ -11,25 +10,8 @@ import (
 // socket gives the raw read path: bytes, EAGAIN when nothing is queued,
 // and (0, nil) once the peer has closed.
 func TestRawRead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	peer, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	conn, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	rc := rawConnOf(conn)
-	if rc == nil {
-		t.Fatal("no RawConn for a TCP connection")
-	}
+	c, peer := tcpClient(t)
+	rc := c.rc
 	// read runs rawRead inside RawConn.Read, as serveRaw does, waiting
 	// for readability first when wait is set.
 	read := func(p []byte, wait bool) (n int, err error) {
