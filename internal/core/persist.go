@@ -24,11 +24,10 @@ type persistState struct {
 	// the current step (event.go); reset at every step.
 	holdMaster *instance
 	// emittedAt is when the outstanding Persist was emitted; took holds
-	// how long the last persistSamples successful ones took (a ring,
-	// tookN of them filled), for the failover stagger (stagger.go).
+	// how long the last persistSamples successful ones took (a ring;
+	// slots not filled yet are 0), for the failover stagger (stagger.go).
 	emittedAt Millis
 	took      [persistSamples]Millis
-	tookN     int
 	tookNext  int
 }
 
@@ -58,7 +57,7 @@ func (s *Sentinel) markDirty() {
 // successful Persists, from emit to PersistDone (0 before the first).
 func (s *Sentinel) slowestRecentPersist() Millis {
 	var d Millis
-	for _, t := range s.persist.took[:s.persist.tookN] {
+	for _, t := range s.persist.took {
 		d = max(d, t)
 	}
 	return d
@@ -115,7 +114,6 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 		s.becomeDurable()
 		p.took[p.tookNext] = max(0, s.now-p.emittedAt)
 		p.tookNext = (p.tookNext + 1) % persistSamples
-		p.tookN = min(p.tookN+1, persistSamples)
 	}
 	keep := p.held[:0:0]
 	for _, h := range p.held {
