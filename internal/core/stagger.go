@@ -81,8 +81,22 @@ func (s *Sentinel) failoverStartAt(m *instance) Millis {
 	if ft := m.m.failoverStartTime; ft != 0 && ft+2*m.m.failoverTimeout > base {
 		base = ft + 2*m.m.failoverTimeout
 	}
-	return base + (rank+Millis(len(m.m.sentinels))+1)*s.staggerStep()
+	return base + (rank+Millis(len(m.m.sentinels))+1)*yieldStep(s.staggerStep())
 }
+
+// yieldStep is the step per turn of a sentinel that yields the lead: never
+// less than maxStaggerStep, whatever its own disk. Each sentinel chooses
+// its step from its own saves (staggerStep), and a yielding sentinel must
+// come after every peer's turn, not after the turns it would take with its
+// own step: in fault lab B2 the restarted sentinel (fast saves since its
+// restart, step 200 ms) yielded 3 × 200 ms after ODOWN, while the peer
+// that watched the master die (slow saves, step 1 s) had its rank-1 turn
+// 1 s after ODOWN; the restarted one asked first, won, aborted with no
+// good replica, and did the same at the retry (docs/core.md decision 26).
+// Yielding is rare (no replica is eligible for us), so the extra wait
+// costs little, and the peers' vote desync (0..MaxDesync) after a retry
+// delay is covered by the same margin.
+func yieldStep(step Millis) Millis { return max(step, maxStaggerStep) }
 
 // yieldsLead reports that no replica of m is eligible for us, but one
 // would be for a sentinel that has seen m down longer. Selection drops a
