@@ -76,6 +76,12 @@ func extraAtMost(name string, max float64, label string) Criterion {
 		if !ok {
 			return false, name + " not measured"
 		}
+		if v < 0 {
+			// A time the schedule never measured is recorded as -1
+			// ("never": B9 all_converged_s, A8 switch_after_eligible_s):
+			// it fails a bound, it does not meet it.
+			return false, name + " = never"
+		}
 		return v <= max, fmt.Sprintf("%s = %g", name, v)
 	}}
 }
