@@ -95,7 +95,12 @@ type masterState struct {
 	authPass             string
 	renames              []Rename
 
-	configEpoch  uint64
+	configEpoch uint64
+	// shown is the config epoch and address on disk, which replies show
+	// while a change of configEpoch is not (shown.go); configSeq is the
+	// Persist Seq that covers the latest change of configEpoch.
+	shown        shownConfig
+	configSeq    uint64
 	ourVote      string
 	ourVoteEpoch uint64
 	probe        peerProbe // vote gate (votegate.go)

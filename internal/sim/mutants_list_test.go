@@ -101,7 +101,7 @@ var mutants = []mutant{
 	{
 		Name: "config epoch not bumped at the promotion",
 		File: "info.go",
-		Old:  "m.m.configEpoch = m.m.failoverEpoch",
+		Old:  "s.setConfigEpoch(m, m.m.failoverEpoch)",
 		New:  "_ = m.m.failoverEpoch",
 	},
 	{
@@ -119,7 +119,7 @@ var mutants = []mutant{
 	{
 		Name: "config adopted from a hello not persisted",
 		File: "hello.go",
-		Old:  "\tm.m.configEpoch = h.configEpoch\n\ts.markDirty()",
+		Old:  "\ts.setConfigEpoch(m, h.configEpoch)",
 		New:  "\tm.m.configEpoch = h.configEpoch",
 	},
 	{
