@@ -118,8 +118,12 @@ type masterState struct {
 	failoverStateChange Millis
 	// noOneAfter is the Persist Seq that must succeed before SLAVEOF NO
 	// ONE goes out (the election's epoch and vote; 0: nothing to wait for).
-	noOneAfter          uint64
-	failoverStartTime   Millis // 0: never
+	noOneAfter        uint64
+	failoverStartTime Millis // 0: never
+	// startDesync is the random part of failoverStartTime (desync):
+	// the 2×failover-timeout block counts from failoverStartTime minus it,
+	// and the retry after the block is staggered by rank (stagger.go).
+	startDesync         Millis
 	failoverDelayLogged Millis
 	promoted            *instance
 	// noGoodSlave is our last automatic attempt that aborted with
