@@ -147,7 +147,11 @@ func TestFailoverStaggerYieldsToVote(t *testing.T) {
 // must not take its rank-0 turn (it would win, abort with no good slave
 // and block its voters for 2×failover-timeout, at every retry): it starts
 // after every peer's turn, so the peer that watched the master die asks
-// for votes first. Replicas that are unfit for everyone change no turn.
+// for votes first. The turns are counted in 1 s steps (maxStaggerStep)
+// whatever its own step: restarted, it has no slow save on record (step
+// 200 ms) while a peer's step may be 1 s (lab B2 seed 1: it yielded 3 ×
+// 200 ms, still started first and aborted). Replicas that are unfit for
+// everyone change no turn.
 func TestFailoverStaggerYieldsLead(t *testing.T) {
 	id := func(c byte) string { return strings.Repeat(string(c), 40) }
 	const stagger Millis = 30
@@ -157,7 +161,7 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 		priority int
 		startAt  Millis // after ODOWN
 	}{
-		{"replica cut since the crash, 30 s before our SDOWN", 30000, 100, 3 * stagger},
+		{"replica cut since the crash, 30 s before our SDOWN", 30000, 100, 3 * maxStaggerStep},
 		{"replica cut just before our SDOWN", -500, 100, 0},
 		{"replica unfit for everyone (priority 0)", 30000, 0, 0},
 	}
@@ -179,9 +183,9 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 				t.Fatalf("rank = %d, want 0", got)
 			}
 			if tc.startAt > 0 {
-				s.now = now
-				if got := s.NextDeadline(odownAt); got != odownAt+tc.startAt {
-					t.Errorf("NextDeadline(%d) = %d, want the yielded start %d", odownAt, got, odownAt+tc.startAt)
+				s.now = now + tc.startAt - 50
+				if got := s.NextDeadline(odownAt + tc.startAt - 50); got != odownAt+tc.startAt {
+					t.Errorf("NextDeadline(%d) = %d, want the yielded start %d", odownAt+tc.startAt-50, got, odownAt+tc.startAt)
 				}
 				s.now = now + tc.startAt - 1
 				if s.startFailoverIfNeeded(m) {
