@@ -113,7 +113,7 @@ func (s *Sentinel) retryBase(m *instance) (Millis, bool) {
 // sentinel that could select no replica
 // only because it has seen the master down for less time than the
 // replicas have been cut from it (yieldsLead) starts after every peer's
-// turn, counted in 1 s steps, at the first attempt and at each retry.
+// turn (yieldStep), at the first attempt and at each retry.
 func (s *Sentinel) failoverStartAt(m *instance) Millis {
 	base, since, step := m.odownSince, m.sdownSince, s.staggerStep()
 	if b, retry := s.retryBase(m); retry {
@@ -123,13 +123,22 @@ func (s *Sentinel) failoverStartAt(m *instance) Millis {
 	if !s.yieldsLead(m) {
 		return base + rank*step
 	}
-	// After every peer's turn, whatever step each peer uses: a sentinel
-	// restarted with no slow save on record (step 200 ms) yielded 3 ×
-	// 200 ms and still started before a rank-1 peer whose recent saves
-	// were slow (step 1 s), led, and aborted with no good slave (lab B2
-	// seed 1 of the 16:15 make lab).
-	return base + (rank+Millis(len(m.m.sentinels))+1)*max(step, maxStaggerStep)
+	return base + (rank+Millis(len(m.m.sentinels))+1)*yieldStep(step)
 }
+
+// yieldStep is the step per turn of a sentinel that yields the lead: never
+// less than maxStaggerStep, whatever its own disk. Each sentinel chooses
+// its step from its own saves (staggerStep), and a yielding sentinel must
+// come after every peer's turn, not after the turns it would take with its
+// own step: in fault lab B2 the restarted sentinel (fast saves since its
+// restart, step 200 ms) yielded 3 × 200 ms after ODOWN, while the peer
+// that watched the master die (slow saves, step 1 s) had its rank-1 turn
+// 1 s after ODOWN; the restarted one asked first, won, aborted with no
+// good replica, and did the same at the retry (docs/core.md decision 26).
+// Yielding is rare (no replica is eligible for us), so the extra wait
+// costs little, and the peers' vote desync (0..MaxDesync) after a retry
+// delay is covered by the same margin.
+func yieldStep(step Millis) Millis { return max(step, maxStaggerStep) }
 
 // yieldsLead reports that no replica of m is eligible for us, but one
 // would be for a sentinel that has seen m down longer. Selection drops a

@@ -161,6 +161,8 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 		priority int
 		startAt  Millis // after ODOWN
 	}{
+		// Every peer's turn is over whatever its step (fast or slow
+		// disk): 3 turns of maxStaggerStep, not of our own fast step.
 		{"replica cut since the crash, 30 s before our SDOWN", 30000, 100, 3 * maxStaggerStep},
 		{"replica cut just before our SDOWN", -500, 100, 0},
 		{"replica unfit for everyone (priority 0)", 30000, 0, 0},
@@ -183,9 +185,14 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 				t.Fatalf("rank = %d, want 0", got)
 			}
 			if tc.startAt > 0 {
-				s.now = now + tc.startAt - 50
-				if got := s.NextDeadline(odownAt + tc.startAt - 50); got != odownAt+tc.startAt {
-					t.Errorf("NextDeadline(%d) = %d, want the yielded start %d", odownAt+tc.startAt-50, got, odownAt+tc.startAt)
+				s.now = now
+				if got := s.failoverStartAt(m) - timeBase; got != odownAt+tc.startAt {
+					t.Errorf("failoverStartAt = %d, want the yielded start %d", got, odownAt+tc.startAt)
+				}
+				// The runtime wakes for it: no deadline later than the start
+				// when asked just before it.
+				if got := s.NextDeadline(odownAt + tc.startAt - 1); got > odownAt+tc.startAt {
+					t.Errorf("NextDeadline(%d) = %d, after the yielded start %d", odownAt+tc.startAt-1, got, odownAt+tc.startAt)
 				}
 				s.now = now + tc.startAt - 1
 				if s.startFailoverIfNeeded(m) {
