@@ -147,11 +147,7 @@ func TestFailoverStaggerYieldsToVote(t *testing.T) {
 // must not take its rank-0 turn (it would win, abort with no good slave
 // and block its voters for 2×failover-timeout, at every retry): it starts
 // after every peer's turn, so the peer that watched the master die asks
-// for votes first. The turns are counted in 1 s steps (maxStaggerStep)
-// whatever its own step: restarted, it has no slow save on record (step
-// 200 ms) while a peer's step may be 1 s (lab B2 seed 1: it yielded 3 ×
-// 200 ms, still started first and aborted). Replicas that are unfit for
-// everyone change no turn.
+// for votes first. Replicas that are unfit for everyone change no turn.
 func TestFailoverStaggerYieldsLead(t *testing.T) {
 	id := func(c byte) string { return strings.Repeat(string(c), 40) }
 	const stagger Millis = 30
