@@ -116,14 +116,29 @@ func (s *Sentinel) retryBase(m *instance) (Millis, bool) {
 // turn (yieldStep), at the first attempt and at each retry.
 func (s *Sentinel) failoverStartAt(m *instance) Millis {
 	base, since, step := m.odownSince, m.sdownSince, s.staggerStep()
-	if b, retry := s.retryBase(m); retry {
+	b, retry := s.retryBase(m)
+	if retry {
 		base, since, step = b, b, max(step, maxStaggerStep)
 	}
 	rank := Millis(s.failoverRank(m, since))
-	if !s.yieldsLead(m) {
+	if !s.yieldsLead(m) && !(retry && s.cannotSelect(m)) {
 		return base + rank*step
 	}
 	return base + (rank+Millis(len(m.m.sentinels))+1)*yieldStep(step)
+}
+
+// cannotSelect reports, at a retry, that our replica selection would fail
+// now while peers might succeed: we go after every peer's turn, as
+// yieldsLead does at the first attempt. With the retry ordered by rank
+// (retryBase) a rank-0 sentinel whose selection fails for a reason of its
+// own (its INFO of the replicas, its view of their links) would otherwise
+// lead and abort with -failover-abort-no-good-slave at every retry, its
+// voters blocked each time, while a peer that could promote a replica
+// never got a turn (sim seed 279: seven aborts in a row, no convergence;
+// sentinel.c's random desync let another sentinel win now and then).
+// When no sentinel can select, each still starts, later.
+func (s *Sentinel) cannotSelect(m *instance) bool {
+	return len(m.m.replicas) > 0 && len(m.m.sentinels) > 0 && s.selectSlave(m) == nil
 }
 
 // yieldStep is the step per turn of a sentinel that yields the lead: never

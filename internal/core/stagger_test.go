@@ -325,3 +325,39 @@ func TestRetryStaggeredByRank(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryYieldsWhenSelectionFails (sim seed 279): at a retry, a sentinel
+// whose own replica selection fails (here it holds the only replica SDOWN)
+// goes after every peer's turn instead of taking its rank-0 turn at the
+// block's end; with the ordered retry it would otherwise lead, abort with
+// no good slave and block its voters at every retry, while a peer that
+// can promote the replica never asked. At the first attempt it keeps its
+// turn (yieldsLead alone decides there).
+func TestRetryYieldsWhenSelectionFails(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	s, m := newStaggerCore(t, id('1'), []staggerPeer{{id('2'), alive}, {id('3'), alive}}, 200)
+	r := s.createReplica(m, Addr{Host: "127.0.0.1", Port: 6380})
+	r.flags |= fSDown
+	r.sdownSince = staggerODownAt + timeBase
+	m.flags |= fSDown | fODown
+	m.odownSince = staggerODownAt + timeBase
+	s.now = staggerODownAt + timeBase
+	if got := s.failoverStartAt(m) - timeBase; got != staggerODownAt {
+		t.Fatalf("first attempt at %d, want its rank-0 turn at ODOWN %d", got, staggerODownAt)
+	}
+	voteAt := staggerODownAt + 100
+	s.now = voteAt + timeBase
+	if got, _ := s.voteLeader(m, 1, id('2')); got != id('2') {
+		t.Fatalf("voted for %q", got)
+	}
+	end := voteAt + 2*m.m.failoverTimeout
+	turn := end + 3*maxStaggerStep // after both peers' turns
+	s.now = turn - 1 + timeBase
+	if s.startFailoverIfNeeded(m) {
+		t.Fatalf("retried at block end + %d with no replica to select, before the peers' turns (+%d)", turn-1-end, turn-end)
+	}
+	s.now = turn + timeBase
+	if !s.startFailoverIfNeeded(m) {
+		t.Fatal("no retry after every peer's turn")
+	}
+}
