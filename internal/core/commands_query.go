@@ -54,7 +54,7 @@ func (s *Sentinel) cmdGetMasterAddr(id uint64, args []string) {
 		s.respond(id, NilArray())
 		return
 	}
-	a := s.currentMasterAddr(m)
+	_, _, a := s.shownMaster(m) // as on disk (shown.go)
 	s.respond(id, Array(Bulk(s.announceHost(a)), Bulk(strconv.Itoa(a.Port))))
 }
 

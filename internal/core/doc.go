@@ -70,6 +70,10 @@
 //     Sentinel does not roll back either); the next change, or the next
 //     periodic retry, emits a fresh Persist.
 //
+// Query replies are never held: those that show a master's config epoch
+// (SENTINEL MASTER/MASTERS, GET-MASTER-ADDR-BY-NAME, INFO) show the config
+// epoch and address on disk until a change of them is saved (shown.go).
+//
 // Events of later steps are not held behind held events, except a change
 // of an instance's SDOWN or ODOWN flag while a change of the same flag is
 // held (published in order, so the last one tells the state): [Emit.At]

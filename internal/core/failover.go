@@ -13,18 +13,18 @@ func (s *Sentinel) startFailoverIfNeeded(m *instance) bool {
 	if m.flags&fODown == 0 || m.flags&fFailoverInProgress != 0 {
 		return false
 	}
-	var early *instance // a replica that allows an early retry (retry.go)
-	if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {
+	var early *instance                                        // a replica that allows an early retry (retry.go)
+	if end, blocked := s.blockEnd(m); blocked && s.now < end { // stagger.go
 		if early = s.earlyRetry(m); early == nil {
 			if ms.failoverDelayLogged != ms.failoverStartTime {
 				ms.failoverDelayLogged = ms.failoverStartTime
 				s.logf(LevelWarning, "Next failover delay: I will not start a failover before %d ms from now",
-					ms.failoverStartTime+2*ms.failoverTimeout-s.now)
+					end-s.now)
 			}
 			return false
 		}
 	}
-	if s.now < s.failoverStartAt(m) { // stagger.go
+	if early == nil && s.now < s.failoverStartAt(m) { // stagger.go; an early retry waited its turn (retry.go)
 		return false
 	}
 	if s.currentEpoch >= MaxEpoch { // epoch.go: only a hand-edited config gets here
@@ -61,7 +61,8 @@ func (s *Sentinel) startFailover(m *instance) {
 	s.markDirty()
 	s.revealEvent(LevelWarning, "+new-epoch", m, strconv.FormatUint(s.currentEpoch, 10))
 	s.eventAt(LevelWarning, "+try-failover", m, "") // held behind +new-epoch (event.go)
-	ms.failoverStartTime = s.now + s.desync()
+	ms.startDesync = s.desync()
+	ms.failoverStartTime = s.now + ms.startDesync
 }
 
 // failoverStateMachine is sentinelFailoverStateMachine.
@@ -394,6 +395,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	ms.failoverState = FailoverNone
 	ms.failoverStateChange = 0
 	ms.failoverStartTime = 0
+	ms.startDesync = 0
 	ms.noGoodSlave = noGoodSlaveAbort{}
 	ms.promoted = nil
 	m.runid = ""

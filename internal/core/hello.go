@@ -116,8 +116,7 @@ func (s *Sentinel) adoptConfig(m, si *instance, h hello) {
 	if m.flags&fFailoverInProgress != 0 && m.m.failoverEpoch < h.configEpoch {
 		s.supersedeFailover(m, h.configEpoch)
 	}
-	m.m.configEpoch = h.configEpoch
-	s.markDirty()
+	s.setConfigEpoch(m, h.configEpoch) // shown once saved (shown.go)
 	if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
 		s.eventAt(LevelWarning, "+config-update-from", si, "")
 		s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",

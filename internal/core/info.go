@@ -254,10 +254,9 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 func (s *Sentinel) replicaReportsMaster(i *instance) {
 	m := i.master
 	if i.flags&fPromoted != 0 && m.flags&fFailoverInProgress != 0 && m.m.failoverState == FailoverWaitPromotion {
-		m.m.configEpoch = m.m.failoverEpoch
+		s.setConfigEpoch(m, m.m.failoverEpoch) // shown once saved (shown.go)
 		m.m.failoverState = FailoverReconfSlaves
 		m.m.failoverStateChange = s.now
-		s.markDirty()
 		s.eventAt(LevelWarning, "+promoted-slave", i, "")
 		if m.m.newer.coordinated {
 			s.coordinatedPromoted(m, i) // coordinated.go

@@ -39,8 +39,9 @@ func (s *Sentinel) infoSection(now Millis) string {
 		} else if m.flags&fSDown != 0 {
 			status = "sdown"
 		}
+		_, addr, _ := s.shownMaster(m) // as on disk (shown.go)
 		fmt.Fprintf(&b, "master%d:name=%s,status=%s,address=%s,slaves=%d,sentinels=%d\r\n",
-			k, m.name, status, hostPort(s.announceHost(m.addr), m.addr.Port), len(m.m.replicas), len(m.m.sentinels)+1)
+			k, m.name, status, hostPort(s.announceHost(addr), addr.Port), len(m.m.replicas), len(m.m.sentinels)+1)
 	}
 	return b.String()
 }

@@ -95,7 +95,12 @@ type masterState struct {
 	authPass             string
 	renames              []Rename
 
-	configEpoch  uint64
+	configEpoch uint64
+	// shown is the config epoch and address on disk, which replies show
+	// while a change of configEpoch is not (shown.go); configSeq is the
+	// Persist Seq that covers the latest change of configEpoch.
+	shown        shownConfig
+	configSeq    uint64
 	ourVote      string
 	ourVoteEpoch uint64
 	probe        peerProbe // vote gate (votegate.go)
@@ -113,8 +118,12 @@ type masterState struct {
 	failoverStateChange Millis
 	// noOneAfter is the Persist Seq that must succeed before SLAVEOF NO
 	// ONE goes out (the election's epoch and vote; 0: nothing to wait for).
-	noOneAfter          uint64
-	failoverStartTime   Millis // 0: never
+	noOneAfter        uint64
+	failoverStartTime Millis // 0: never
+	// startDesync is the random part of failoverStartTime (desync):
+	// the 2×failover-timeout block counts from failoverStartTime minus it,
+	// and the retry after the block is staggered by rank (stagger.go).
+	startDesync         Millis
 	failoverDelayLogged Millis
 	promoted            *instance
 	// noGoodSlave is our last automatic attempt that aborted with

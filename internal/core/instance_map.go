@@ -12,7 +12,8 @@ func (s *Sentinel) instanceMap(i *instance) Value {
 		s.dataNodeFields(&f, i)
 	}
 	if i.isMaster() {
-		masterFields(&f, i.m)
+		epoch, _, _ := s.shownMaster(i) // the config epoch on disk (shown.go)
+		masterFields(&f, i.m, epoch)
 	}
 	if i.isSlave() {
 		replicaFields(&f, i)
@@ -32,9 +33,13 @@ func (f *instanceFields) addInt(k string, n int64) { f.add(k, BulkInt(n)) }
 // commonFields: name to down-after-milliseconds, every kind of instance.
 func (s *Sentinel) commonFields(f *instanceFields, i *instance) {
 	l := i.link
+	addr := i.addr
+	if i.isMaster() {
+		_, addr, _ = s.shownMaster(i) // the address on disk (shown.go)
+	}
 	f.add("name", Bulk(i.name))
-	f.add("ip", Bulk(s.announceHost(i.addr)))
-	f.addInt("port", int64(i.addr.Port))
+	f.add("ip", Bulk(s.announceHost(addr)))
+	f.addInt("port", int64(addr.Port))
 	f.add("runid", Bulk(i.runid))
 	f.add("flags", Bulk(i.flagsString()))
 	f.addInt("link-pending-commands", int64(l.pending))
@@ -74,8 +79,9 @@ func (s *Sentinel) dataNodeFields(f *instanceFields, i *instance) {
 }
 
 // masterFields: the master's configuration and counts.
-func masterFields(f *instanceFields, ms *masterState) {
-	f.addInt("config-epoch", int64(ms.configEpoch))
+// configEpoch is the one on disk (shown.go).
+func masterFields(f *instanceFields, ms *masterState, configEpoch uint64) {
+	f.addInt("config-epoch", int64(configEpoch))
 	f.addInt("num-slaves", int64(len(ms.replicas)))
 	f.addInt("num-other-sentinels", int64(len(ms.sentinels)))
 	f.addInt("quorum", int64(ms.quorum))

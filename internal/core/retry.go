@@ -67,7 +67,7 @@ func (s *Sentinel) earlyRetryAt(m *instance) (Millis, bool) {
 		ms.configEpoch >= r.epoch || m.flags&fFailoverInProgress != 0 {
 		return 0, false
 	}
-	return r.at + NoGoodSlaveRetryDelay + Millis(s.failoverRank(m))*s.staggerStep(), true
+	return r.at + NoGoodSlaveRetryDelay + Millis(s.failoverRank(m, m.sdownSince))*s.staggerStep(), true
 }
 
 // earlyRetry returns the replica our selection would promote now if an

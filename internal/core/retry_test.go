@@ -82,7 +82,8 @@ func TestNoGoodSlaveEarlyRetry(t *testing.T) {
 }
 
 // TestNoEarlyRetry: the early retry needs all its conditions; otherwise
-// the 2×failover-timeout of sentinel.c holds.
+// the 2×failover-timeout of sentinel.c holds (counted without the random
+// desync, docs/core.md decision 32).
 func TestNoEarlyRetry(t *testing.T) {
 	const abortAt = staggerODownAt + 100
 	tests := []struct {
@@ -137,7 +138,7 @@ func TestNoEarlyRetry(t *testing.T) {
 			if m.flags&fFailoverInProgress != 0 {
 				t.Fatalf("attempt not aborted (state %v)", m.m.failoverState)
 			}
-			first := m.m.failoverStartTime
+			first := m.m.failoverStartTime - m.m.startDesync // the block has no desync (stagger.go)
 			for _, at := range []Millis{abortAt + 2000, first - timeBase + 2*m.m.failoverTimeout - 1} {
 				s.now = at + timeBase
 				tc.after(s, m, r)

@@ -45,43 +45,100 @@ func (s *Sentinel) staggerStep() Millis {
 const maxStaggerStep = MaxDesync
 
 // failoverRank is the number of known peer sentinels of m whose runid
-// sorts before ours, except those gone well before m (goneBefore).
-func (s *Sentinel) failoverRank(m *instance) int {
+// sorts before ours, except those gone well before since (goneBefore):
+// m's SDOWN at a first attempt, the end of the block at a retry
+// (retryBase).
+func (s *Sentinel) failoverRank(m *instance, since Millis) int {
 	rank := 0
 	for _, si := range m.m.sentinels {
-		if si.runid != "" && si.runid < s.myid && !goneBefore(m, si) {
+		if si.runid != "" && si.runid < s.myid && !goneBefore(m, si, since) {
 			rank++
 		}
 	}
 	return rank
 }
 
-// goneBefore reports a peer that was SDOWN already down-after before m
-// became SDOWN: every sentinel of m sees it gone by now, so none waits for
-// it. A peer lost together with m (the master's host died, or was cut off
-// with its sentinel, lab C1) still counts: the sentinels' SDOWN times of
-// the same failure differ by their PING phases, and a rank that depends on
+// goneBefore reports a peer that was SDOWN already down-after before
+// since (m's SDOWN, or the end of the block for a retry): every sentinel
+// of m sees it gone by now, so none waits for it. A peer lost together
+// with m (the master's host died, or was cut off with its sentinel, lab
+// C1) still counts at the first attempt: the sentinels' SDOWN times of the
+// same failure differ by their PING phases, and a rank that depends on
 // them let two sentinels with different views both take rank 1 and start
-// in the same instant (docs/core.md decision 22).
-func goneBefore(m, si *instance) bool {
-	return si.flags&fSDown != 0 && si.sdownSince < m.sdownSince-m.downAfter
+// in the same instant (docs/core.md decision 22). At a retry, 2 ×
+// failover-timeout later, a leader that died after its election (lab B3k)
+// is skipped by every survivor alike.
+func goneBefore(m, si *instance, since Millis) bool {
+	return si.flags&fSDown != 0 && si.sdownSince < since-m.downAfter
+}
+
+// blockEnd is when the 2×failover-timeout that follows our last failover
+// attempt or our last vote for another sentinel of m ends (sentinel.c
+// sentinelStartFailoverIfNeeded), counted without the random desync that
+// sentinel.c adds to failover_start_time: the retry is ordered by rank
+// instead (retryBase). blocked is false when there was none.
+func (s *Sentinel) blockEnd(m *instance) (end Millis, blocked bool) {
+	ms := m.m
+	if ms.failoverStartTime == 0 {
+		return 0, false
+	}
+	return ms.failoverStartTime - ms.startDesync + 2*ms.failoverTimeout, true
+}
+
+// retryBase returns the instant from which the turns of a retry count:
+// the end of the block when it ends after m became ODOWN (docs/core.md
+// decision 32). sentinel.c spreads retries only by the random
+// 0..999 ms of failover_start_time, so two survivors whose leader died
+// after its election (lab B3k), or two candidates that split an epoch,
+// retried within a few hundred ms of each other, and with a slow disk (a
+// candidate's vote requests wait for its save) split again. Counting
+// the turns from the block's end orders the retry by rank like the first
+// attempt: the voters of one request voted within a round trip of each
+// other, and candidates that split started within a save of each other.
+// A retry's step is maxStaggerStep (1 s) whatever the disk: the first
+// ordering failed or its leader died, a latency or a save above the
+// 200 ms step may be why (split_vote.txt: 250 ms), and the random spread
+// it replaces is 1 s wide too.
+func (s *Sentinel) retryBase(m *instance) (Millis, bool) {
+	end, blocked := s.blockEnd(m)
+	if !blocked || end <= m.odownSince {
+		return 0, false
+	}
+	return end, true
 }
 
 // failoverStartAt is the earliest instant at which an automatic failover of
-// the ODOWN master m may start. A sentinel that could select no replica
+// the ODOWN master m may start: rank × staggerStep after m became ODOWN,
+// or after the block of a previous attempt or vote ended (a retry). A
+// sentinel that could select no replica
 // only because it has seen the master down for less time than the
 // replicas have been cut from it (yieldsLead) starts after every peer's
-// turn, at the first attempt and at each retry.
+// turn (yieldStep), at the first attempt and at each retry.
 func (s *Sentinel) failoverStartAt(m *instance) Millis {
-	rank := Millis(s.failoverRank(m))
-	if !s.yieldsLead(m) {
-		return m.odownSince + rank*s.staggerStep()
+	base, since, step := m.odownSince, m.sdownSince, s.staggerStep()
+	b, retry := s.retryBase(m)
+	if retry {
+		base, since, step = b, b, max(step, maxStaggerStep)
 	}
-	base := m.odownSince
-	if ft := m.m.failoverStartTime; ft != 0 && ft+2*m.m.failoverTimeout > base {
-		base = ft + 2*m.m.failoverTimeout
+	rank := Millis(s.failoverRank(m, since))
+	if !s.yieldsLead(m) && !(retry && s.cannotSelect(m)) {
+		return base + rank*step
 	}
-	return base + (rank+Millis(len(m.m.sentinels))+1)*yieldStep(s.staggerStep())
+	return base + (rank+Millis(len(m.m.sentinels))+1)*yieldStep(step)
+}
+
+// cannotSelect reports, at a retry, that our replica selection would fail
+// now while peers might succeed: we go after every peer's turn, as
+// yieldsLead does at the first attempt. With the retry ordered by rank
+// (retryBase) a rank-0 sentinel whose selection fails for a reason of its
+// own (its INFO of the replicas, its view of their links) would otherwise
+// lead and abort with -failover-abort-no-good-slave at every retry, its
+// voters blocked each time, while a peer that could promote a replica
+// never got a turn (sim seed 279: seven aborts in a row, no convergence;
+// sentinel.c's random desync let another sentinel win now and then).
+// When no sentinel can select, each still starts, later.
+func (s *Sentinel) cannotSelect(m *instance) bool {
+	return len(m.m.replicas) > 0 && len(m.m.sentinels) > 0 && s.selectSlave(m) == nil
 }
 
 // yieldStep is the step per turn of a sentinel that yields the lead: never

@@ -89,7 +89,7 @@ func TestFailoverStagger(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, m := newStaggerCore(t, tc.myid, tc.peers, stagger)
-			if got := s.failoverRank(m); got != tc.rank {
+			if got := s.failoverRank(m, m.sdownSince); got != tc.rank {
 				t.Fatalf("rank = %d, want %d", got, tc.rank)
 			}
 			const odownAt = staggerODownAt
@@ -177,7 +177,7 @@ func TestFailoverStaggerYieldsLead(t *testing.T) {
 			m.flags |= fSDown | fODown
 			m.sdownSince = now
 			m.odownSince = now
-			if got := s.failoverRank(m); got != 0 {
+			if got := s.failoverRank(m, m.sdownSince); got != 0 {
 				t.Fatalf("rank = %d, want 0", got)
 			}
 			if tc.startAt > 0 {
@@ -271,5 +271,93 @@ func TestFailoverStaggerFollowsSlowPersist(t *testing.T) {
 	s.now = odownAt + 2*maxStaggerStep + timeBase
 	if !s.startFailoverIfNeeded(m) {
 		t.Fatalf("not started at its turn, rank 2 × %d ms after ODOWN", maxStaggerStep)
+	}
+}
+
+// TestRetryStaggeredByRank (docs/core.md decision 32; lab B3k seed 1): the
+// two survivors of a leader that died after its election voted for it in
+// the same instant. sentinel.c retries 2×failover-timeout after the vote
+// plus a random 0..999 ms, so they retried a few hundred ms apart and, with
+// a slow disk holding the first one's vote requests, split again. The
+// retry now goes by rank from the end of the block, in 1 s steps whatever
+// the disk, and the dead leader (SDOWN long before) takes no turn: the
+// lower runid retries exactly when the block ends, the other 1 s later.
+func TestRetryStaggeredByRank(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	const voteAt, leaderDownAt = staggerODownAt + 100, staggerODownAt + 3000
+	for _, tc := range []struct {
+		myid string
+		peer string // the other survivor
+		turn Millis // after the block's end
+	}{
+		{id('2'), id('3'), 0},
+		{id('3'), id('2'), maxStaggerStep},
+	} {
+		t.Run(tc.myid[:1], func(t *testing.T) {
+			leader := id('1')
+			s, m := newStaggerCore(t, tc.myid, []staggerPeer{{leader, alive}, {tc.peer, alive}}, 200)
+			m.flags |= fSDown | fODown
+			m.odownSince = staggerODownAt + timeBase
+			s.now = voteAt + timeBase
+			if got, _ := s.voteLeader(m, 1, leader); got != leader {
+				t.Fatalf("voted for %q", got)
+			}
+			if m.m.startDesync == 0 {
+				t.Fatal("no desync drawn: the test would not tell the rule from sentinel.c")
+			}
+			l := m.m.sentinels[leader]
+			l.flags |= fSDown
+			l.sdownSince = leaderDownAt + timeBase
+			end := voteAt + 2*m.m.failoverTimeout
+			turn := end + tc.turn
+			s.now = end - 1 + timeBase
+			if got := s.NextDeadline(end - 1); got != turn && got != end-1+100 {
+				t.Errorf("NextDeadline(%d) = %d, want the retry turn %d (or the 100 ms cap)", end-1, got, turn)
+			}
+			s.now = turn - 1 + timeBase
+			if s.startFailoverIfNeeded(m) {
+				t.Fatalf("retried at block end + %d, before its turn (+%d)", turn-1-end, tc.turn)
+			}
+			s.now = turn + timeBase
+			if !s.startFailoverIfNeeded(m) {
+				t.Fatalf("no retry at its turn, block end + %d (desync %d)", tc.turn, m.m.startDesync)
+			}
+		})
+	}
+}
+
+// TestRetryYieldsWhenSelectionFails (sim seed 279): at a retry, a sentinel
+// whose own replica selection fails (here it holds the only replica SDOWN)
+// goes after every peer's turn instead of taking its rank-0 turn at the
+// block's end; with the ordered retry it would otherwise lead, abort with
+// no good slave and block its voters at every retry, while a peer that
+// can promote the replica never asked. At the first attempt it keeps its
+// turn (yieldsLead alone decides there).
+func TestRetryYieldsWhenSelectionFails(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	s, m := newStaggerCore(t, id('1'), []staggerPeer{{id('2'), alive}, {id('3'), alive}}, 200)
+	r := s.createReplica(m, Addr{Host: "127.0.0.1", Port: 6380})
+	r.flags |= fSDown
+	r.sdownSince = staggerODownAt + timeBase
+	m.flags |= fSDown | fODown
+	m.odownSince = staggerODownAt + timeBase
+	s.now = staggerODownAt + timeBase
+	if got := s.failoverStartAt(m) - timeBase; got != staggerODownAt {
+		t.Fatalf("first attempt at %d, want its rank-0 turn at ODOWN %d", got, staggerODownAt)
+	}
+	voteAt := staggerODownAt + 100
+	s.now = voteAt + timeBase
+	if got, _ := s.voteLeader(m, 1, id('2')); got != id('2') {
+		t.Fatalf("voted for %q", got)
+	}
+	end := voteAt + 2*m.m.failoverTimeout
+	turn := end + 3*maxStaggerStep // after both peers' turns
+	s.now = turn - 1 + timeBase
+	if s.startFailoverIfNeeded(m) {
+		t.Fatalf("retried at block end + %d with no replica to select, before the peers' turns (+%d)", turn-1-end, turn-end)
+	}
+	s.now = turn + timeBase
+	if !s.startFailoverIfNeeded(m) {
+		t.Fatal("no retry after every peer's turn")
 	}
 }

@@ -33,7 +33,8 @@ func (s *Sentinel) voteLeader(m *instance, reqEpoch uint64, reqRunID string) (st
 		s.markDirty()
 		s.revealEvent(LevelWarning, "+vote-for-leader", m, fmt.Sprintf("%s %d", ms.ourVote, ms.ourVoteEpoch))
 		if !strings.EqualFold(ms.ourVote, s.myid) {
-			ms.failoverStartTime = s.now + s.desync()
+			ms.startDesync = s.desync()
+			ms.failoverStartTime = s.now + ms.startDesync
 			ms.otherVoteAt = s.now // retry.go
 		}
 	}

@@ -28,10 +28,26 @@ func newObsClients(h *netlab.Host, redisPass, sentinelPass string) *obsClients {
 	return &obsClients{host: h, redisPass: redisPass, sentinelPass: sentinelPass, c: map[string]*redis.Client{}}
 }
 
-func (o *obsClients) get(addr string) *redis.Client {
+func (o *obsClients) get(addr string) *redis.Client { return o.getTimeout(addr, 500*time.Millisecond) }
+
+// configTimeout is the read timeout of commands that save the sentinel's
+// config before they answer (SENTINEL SET, MONITOR…): redis-sentinel
+// fsyncs inside the command and gosentinel holds the +OK until its save
+// is on disk, and fsync on the loaded lab machine measured p90 632 ms,
+// max 19.6 s. With the 500 ms of the checks, lab F6's control `SENTINEL
+// SET … down-after-milliseconds` most likely timed out on one gosentinel
+// in one run of the 13:39 make lab (control_set_ok = 2; not kept).
+const configTimeout = 10 * time.Second
+
+// getTimeout is get with another read timeout (a client of its own).
+func (o *obsClients) getTimeout(addr string, timeout time.Duration) *redis.Client {
+	key := addr
+	if timeout != 500*time.Millisecond {
+		key = timeout.String() + "|" + addr
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if c := o.c[addr]; c != nil {
+	if c := o.c[key]; c != nil {
 		return c
 	}
 	pass := o.redisPass
@@ -39,11 +55,11 @@ func (o *obsClients) get(addr string) *redis.Client {
 		pass = o.sentinelPass
 	}
 	c := redis.NewClient(&redis.Options{Addr: addr, Password: pass, Protocol: 2, MaxRetries: -1, PoolSize: 1,
-		DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
+		DialTimeout: 500 * time.Millisecond, ReadTimeout: timeout, WriteTimeout: 500 * time.Millisecond,
 		Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
 			return o.host.DialContext(ctx, network, a)
 		}})
-	o.c[addr] = c
+	o.c[key] = c
 	return c
 }
 
@@ -95,8 +111,31 @@ func (t *Topology) SentinelReplicas(ctx context.Context, h string) ([]map[string
 }
 
 // SentinelDo runs a command on the sentinel of host h.
+// A command that saves the config waits up to configTimeout for its reply.
 func (t *Topology) SentinelDo(ctx context.Context, h string, args ...any) (any, error) {
-	return t.obs.get(t.SentinelAddr(h)).Do(ctx, args...).Result()
+	c := t.obs.get(t.SentinelAddr(h))
+	if savesConfig(args) {
+		c = t.obs.getTimeout(t.SentinelAddr(h), configTimeout)
+	}
+	return c.Do(ctx, args...).Result()
+}
+
+// savesConfig reports a sentinel command that saves the config before it
+// answers: SENTINEL SET/MONITOR/REMOVE/RESET/FLUSHCONFIG/CONFIG SET.
+func savesConfig(args []any) bool {
+	if len(args) < 2 {
+		return false
+	}
+	cmd, _ := args[0].(string)
+	sub, _ := args[1].(string)
+	if !strings.EqualFold(cmd, "SENTINEL") {
+		return false
+	}
+	switch strings.ToUpper(sub) {
+	case "SET", "MONITOR", "REMOVE", "RESET", "FLUSHCONFIG", "CONFIG":
+		return true
+	}
+	return false
 }
 
 // RedisDo runs a command on the redis of host h.

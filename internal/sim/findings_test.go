@@ -59,11 +59,12 @@ func TestFindingScenarios(t *testing.T) {
 		// steps of the same millisecond deliver that sentinel's PONGs.
 		// The held +sdown is judged by the step it happened in, not
 		// against the PONGs processed after it ("only 0ms after its last
-		// valid reply" before the step numbers).
+		// valid reply" before the step numbers). Since the retry is
+		// staggered by rank (core decision 32) s1 no longer starts a
+		// failover in that tick: the replay only checks that the seed
+		// stays clean; TestLateSDownAfterReset keeps the rule.
 		{"seed801153.json", []string{
-			"15500 s1 <- reply link=3 conn=34 tag=394 +PONG",
-			"15515 s1 -> event +vote-for-leader 157ecf3117d82ef22a18cd5dbeefc528d4bae10c 2",
-			"15515 s1 -> event +sdown sentinel e9e773a93cb5ed0f5ed12197841c83b07b1aa7b7 10.0.1.3 26379",
+			"15500 s1 -> event +sdown sentinel e9e773a93cb5ed0f5ed12197841c83b07b1aa7b7 10.0.1.3 26379",
 		}},
 		// S7: s2 voted for s0 in epoch 5 (an older request still passes
 		// the per-master vote rule) while its own attempt of epoch 6 ran,

@@ -52,9 +52,9 @@ var mutants = []mutant{
 	},
 	{
 		Name: "ignore failover-timeout pacing",
-		File: "failover.go",
-		Old:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {",
-		New:  "if false && ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {",
+		File: "stagger.go",
+		Old:  "\treturn ms.failoverStartTime - ms.startDesync + 2*ms.failoverTimeout, true",
+		New:  "\treturn 0, false",
 	},
 	{
 		Name: "TILT never entered (tick delta check removed)",
@@ -101,7 +101,7 @@ var mutants = []mutant{
 	{
 		Name: "config epoch not bumped at the promotion",
 		File: "info.go",
-		Old:  "m.m.configEpoch = m.m.failoverEpoch",
+		Old:  "s.setConfigEpoch(m, m.m.failoverEpoch)",
 		New:  "_ = m.m.failoverEpoch",
 	},
 	{
@@ -119,7 +119,7 @@ var mutants = []mutant{
 	{
 		Name: "config adopted from a hello not persisted",
 		File: "hello.go",
-		Old:  "\tm.m.configEpoch = h.configEpoch\n\ts.markDirty()",
+		Old:  "\ts.setConfigEpoch(m, h.configEpoch)",
 		New:  "\tm.m.configEpoch = h.configEpoch",
 	},
 	{
@@ -136,9 +136,9 @@ var mutants = []mutant{
 	},
 	{
 		Name: "failover-timeout instead of 2x for retries",
-		File: "failover.go",
-		Old:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < 2*ms.failoverTimeout {",
-		New:  "if ms.failoverStartTime != 0 && s.now-ms.failoverStartTime < ms.failoverTimeout {",
+		File: "stagger.go",
+		Old:  "\treturn ms.failoverStartTime - ms.startDesync + 2*ms.failoverTimeout, true",
+		New:  "\treturn ms.failoverStartTime - ms.startDesync + ms.failoverTimeout, true",
 	},
 	{
 		Name: "early retry without a selectable replica",

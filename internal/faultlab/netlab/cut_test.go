@@ -148,3 +148,44 @@ func TestCutPortAndIsolate(t *testing.T) {
 		t.Fatalf("after HealAll: %v", err)
 	}
 }
+
+// TestCutMany: several pairs cut in one load, one way and both ways; pairs
+// not named keep working; one heal restores every pair.
+func TestCutMany(t *testing.T) {
+	l, hs := newLab(t, "a", "b", "c")
+	a, b, c := hs[0], hs[1], hs[2]
+	for _, h := range hs {
+		echoServer(t, h, 7000)
+	}
+	heal := mustHealFn(t)(l.CutMany([][2]*Host{{a, c}, {b, c}}, Reject, false))
+	for _, p := range [][2]*Host{{a, c}, {b, c}} {
+		if err := dialEcho(p[0], p[1].Addr(7000), 2*time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("%s -> %s cut one way: want refused, got %v", p[0].Name, p[1].Name, err)
+		}
+	}
+	for _, p := range [][2]*Host{{c, a}, {c, b}, {a, b}, {b, a}} {
+		if err := dialEcho(p[0], p[1].Addr(7000), 2*time.Second); err != nil {
+			t.Fatalf("%s -> %s must work: %v", p[0].Name, p[1].Name, err)
+		}
+	}
+	if err := heal(); err != nil {
+		t.Fatal(err)
+	}
+	heal = mustHealFn(t)(l.CutMany([][2]*Host{{a, b}, {a, c}}, Reject, true))
+	for _, p := range [][2]*Host{{a, b}, {b, a}, {a, c}, {c, a}} {
+		if err := dialEcho(p[0], p[1].Addr(7000), 2*time.Second); !isReset(err) {
+			t.Fatalf("%s -> %s cut both ways: got %v", p[0].Name, p[1].Name, err)
+		}
+	}
+	if err := dialEcho(b, c.Addr(7000), 2*time.Second); err != nil {
+		t.Fatalf("b -> c must work: %v", err)
+	}
+	if err := heal(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]*Host{{a, b}, {b, a}, {a, c}, {c, a}, {b, c}} {
+		if err := dialEcho(p[0], p[1].Addr(7000), 2*time.Second); err != nil {
+			t.Fatalf("%s -> %s after heal: %v", p[0].Name, p[1].Name, err)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// mapField returns the value of key in a SENTINEL MASTER map.
+func mapField(v Value, key string) string {
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		if v.Elems[i].Str == key {
+			return v.Elems[i+1].Str
+		}
+	}
+	return "<missing " + key + ">"
+}
+
+// shownView is what a client sees of master mym: SENTINEL MASTER's
+// ip:port and config-epoch, GET-MASTER-ADDR-BY-NAME, and INFO's address.
+func shownView(t *testing.T, s *Sentinel, now Millis) string {
+	t.Helper()
+	resp, _ := request(s, now, 900, "SENTINEL", "MASTER", "mym")
+	if len(resp) != 1 {
+		t.Fatalf("SENTINEL MASTER: %d replies", len(resp))
+	}
+	m := resp[0].Value
+	resp, _ = request(s, now, 901, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mym")
+	if len(resp) != 1 || len(resp[0].Value.Elems) != 2 {
+		t.Fatalf("GET-MASTER-ADDR-BY-NAME: %v", resp)
+	}
+	a := resp[0].Value.Elems
+	info := ""
+	for _, l := range strings.Split(s.InfoSection(now), "\r\n") {
+		if i := strings.Index(l, "address="); i >= 0 {
+			info = strings.SplitN(l[i+len("address="):], ",", 2)[0]
+		}
+	}
+	return "master " + mapField(m, "ip") + ":" + mapField(m, "port") + " epoch " + mapField(m, "config-epoch") +
+		", addr " + a[0].Str + ":" + a[1].Str + ", info " + info
+}
+
+// settle answers every Persist until nothing is in flight.
+func settle(s *Sentinel, now Millis) {
+	for _, p := range effectsOf[Persist](s.Step(now, Tick{})) {
+		s.Step(now, PersistDone{Seq: p.Seq})
+	}
+	for s.persist.inflight != 0 {
+		s.Step(now, PersistDone{Seq: s.persist.inflight})
+	}
+}
+
+// TestRepliesShowSavedConfigEpochOnPromotion (docs/core.md decision 31,
+// fault lab B3k): the leader's config epoch becomes its failover epoch
+// when the promoted replica reports role:master. Until the Persist that
+// saves it succeeds, a crash would bring the sentinel back with the old
+// epoch, so replies show the old epoch and address; they show the new
+// pair once it is on disk. Without the rule SENTINEL MASTER showed
+// config-epoch 1 while 0 was on disk (S3: 1 → 0 across a SIGKILL).
+func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
+	s := newTestCore(t)
+	now := Millis(1000)
+	settle(s, now)
+	m := s.masters["mym"]
+	var r *instance
+	for _, x := range m.sortedReplicas() {
+		r = x
+	}
+	before := "master 127.0.0.1:6379 epoch 0, addr 127.0.0.1:6379, info 127.0.0.1:6379"
+	if got := shownView(t, s, now); got != before {
+		t.Fatalf("before the failover: %s", got)
+	}
+	// Our failover in epoch 1 (elected, on disk) is waiting for the
+	// promotion.
+	s.now = now + timeBase
+	m.flags |= fFailoverInProgress
+	s.currentEpoch = 1
+	m.m.failoverEpoch = 1
+	m.m.failoverState = FailoverWaitPromotion
+	m.m.failoverStateChange = s.now
+	m.m.promoted = r
+	r.flags |= fPromoted
+	s.markDirty()
+	settle(s, now)
+
+	s.now = now + 10 + timeBase
+	s.replicaReportsMaster(r)
+	if m.m.configEpoch != 1 || m.m.failoverState != FailoverReconfSlaves {
+		t.Fatalf("promotion not taken: config epoch %d, state %v", m.m.configEpoch, m.m.failoverState)
+	}
+	ps := effectsOf[Persist](s.Step(now+10, Tick{}))
+	if len(ps) != 1 {
+		t.Fatalf("%d Persist effects, want 1", len(ps))
+	}
+	if got := shownView(t, s, now+20); got != before {
+		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
+	}
+	s.Step(now+30, PersistDone{Seq: ps[0].Seq})
+	// (With no other replica to reconfigure, the failover ended in the
+	// same step: +switch-master.)
+	want := "master 127.0.0.1:6380 epoch 1, addr 127.0.0.1:6380, info 127.0.0.1:6380"
+	if got := shownView(t, s, now+30); got != want {
+		t.Fatalf("config epoch 1 on disk, replies show %s, want %s", got, want)
+	}
+}
+
+// TestRepliesShowSavedConfigEpochFromHello: a config adopted from a hello
+// (epoch and address together) is shown once saved; a second adoption
+// before the save keeps showing the pair on disk, and a failed save keeps
+// it until a retry succeeds.
+func TestRepliesShowSavedConfigEpochFromHello(t *testing.T) {
+	s := newTestCore(t)
+	now := Millis(1000)
+	settle(s, now)
+	before := "master 127.0.0.1:6379 epoch 0, addr 127.0.0.1:6379, info 127.0.0.1:6379"
+	_, effs := request(s, now, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 3, "127.0.0.1", 6380, 3))
+	ps := effectsOf[Persist](effs)
+	if len(ps) != 1 {
+		t.Fatalf("%d Persist effects, want 1", len(ps))
+	}
+	if got := shownView(t, s, now); got != before {
+		t.Fatalf("adopted config not on disk yet, replies show %s, want %s", got, before)
+	}
+	// A newer one arrives while the first save is in flight.
+	request(s, now+5, 2, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26381, peerC, 4, "127.0.0.1", 6381, 4))
+	s.Step(now+10, PersistDone{Seq: ps[0].Seq})
+	if got := shownView(t, s, now+10); got != before {
+		t.Fatalf("config epoch 4 not on disk yet, replies show %s, want %s", got, before)
+	}
+	s.Step(now+10, Tick{})
+	if s.persist.inflight == 0 {
+		t.Fatal("no Persist for config epoch 4")
+	}
+	s.Step(now+20, PersistDone{Seq: s.persist.inflight, Err: errors.New("disk full")})
+	if got := shownView(t, s, now+20); got != before {
+		t.Fatalf("after a failed save, replies show %s, want %s", got, before)
+	}
+	var retry []Persist
+	for at := now + 100; len(retry) == 0 && at < now+3000; at += 100 {
+		retry = effectsOf[Persist](s.Step(at, Tick{}))
+	}
+	if len(retry) != 1 {
+		t.Fatal("no Persist retried after the failure")
+	}
+	s.Step(now+3000, PersistDone{Seq: retry[0].Seq})
+	want := "master 127.0.0.1:6381 epoch 4, addr 127.0.0.1:6381, info 127.0.0.1:6381"
+	if got := shownView(t, s, now+3000); got != want {
+		t.Fatalf("config epoch 4 on disk, replies show %s, want %s", got, want)
+	}
+}
