@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 // Operator actions of the fault phase that are not failures: run-time
@@ -139,9 +141,84 @@ func (w *World) loseConfig(f Fault) {
 	}
 }
 
+// operatorReset is SENTINEL RESET <pattern> sent to one sentinel, as the
+// Redis docs tell operators to do after removing a sentinel or a replica
+// ("Adding or removing Sentinels", "Removing the old master or
+// unreachable replicas"): every master, a prefix, one master's name, a
+// name in the wrong case (the match is case-sensitive: none), or no
+// master at all.
+func (w *World) operatorReset(f Fault) {
+	s := w.sent[f.n(0, len(w.sent))]
+	if !s.up || s.opPending {
+		return
+	}
+	// The operator resets a sentinel that is healthy (SENTINEL MASTERS:
+	// no SDOWN/ODOWN, no failover in progress, the master's replicas and
+	// peers known), as the procedure expects.
+	for _, name := range w.masters {
+		if m, ok := view(s, name); !ok || m.SDown || m.ODown || m.FailoverState != core.FailoverNone ||
+			len(m.Replicas) == 0 || len(m.Sentinels) < len(w.sent)-1 || s.core.InTilt() {
+			w.tracef("fault: operator would run SENTINEL RESET on sentinel %d, but it does not look healthy", s.id)
+			return
+		}
+	}
+	pats := []string{"*", "my*", w.masters[f.n(2, len(w.masters))], strings.ToUpper(w.masters[0]), "no-such-master"}
+	p := pats[f.n(1, len(pats))]
+	args := []string{"SENTINEL", "RESET", p}
+	w.tracef("fault: operator runs SENTINEL RESET %s on sentinel %d", p, s.id)
+	s.nextReq++
+	s.reqs[s.nextReq] = reqRoute{args: args, at: w.sch.now, operator: true}
+	s.opPending = true
+	s.chk.resets = nil
+	w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1004, Args: args})
+}
+
+// resetReply is O1 (reference §8, RESET <pattern>: "integer = masters
+// reset", "glob, case-sensitive; +reset-master; drops replicas+sentinels,
+// links, failover state"): the reply counts the masters whose name the
+// pattern matches, each got one +reset-master in the command's step, and
+// each is left with no replica, no sentinel, no failover and no
+// SDOWN/ODOWN (all are learnt again from INFO and hellos).
+func (w *World) resetReply(s *sentinel, pattern string, v core.Value) {
+	var want []string
+	for _, name := range w.masters {
+		if glob.Match(pattern, name, false) {
+			want = append(want, name)
+		}
+	}
+	if v.Kind != core.KindInt || v.Int != int64(len(want)) {
+		w.violate("O1", s, "SENTINEL RESET %s answered %s, %d masters match", pattern, describeValue(v), len(want))
+	}
+	sort.Strings(want)
+	got := append([]string(nil), s.chk.resets...)
+	sort.Strings(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		w.violate("O1", s, "SENTINEL RESET %s emitted +reset-master for [%s], want [%s]", pattern, strings.Join(got, " "), strings.Join(want, " "))
+	}
+	s.chk.resets = nil
+	for _, name := range want {
+		m, ok := view(s, name)
+		switch {
+		case !ok:
+			w.violate("O1", s, "master %s gone after SENTINEL RESET", name)
+		case len(m.Replicas) != 0 || len(m.Sentinels) != 0:
+			w.violate("O1", s, "SENTINEL RESET %s left %s with %d replicas and %d sentinels", pattern, name, len(m.Replicas), len(m.Sentinels))
+		case m.FailoverState != core.FailoverNone || m.Promoted != (core.Addr{}):
+			w.violate("O1", s, "SENTINEL RESET %s left %s in failover state %v", pattern, name, m.FailoverState)
+		case m.SDown || m.ODown:
+			w.violate("O1", s, "SENTINEL RESET %s left %s SDOWN %v ODOWN %v", pattern, name, m.SDown, m.ODown)
+		}
+	}
+}
+
 // operatorReply handles the reply to an operator's command.
 func (w *World) operatorReply(s *sentinel, r reqRoute, v core.Value) {
 	s.opPending = false
+	if len(r.args) == 3 && strings.EqualFold(r.args[1], "RESET") {
+		w.resetReply(s, r.args[2], v)
+		w.tracef("s%d answers %q: %s", s.id, r.args, describeValue(v))
+		return
+	}
 	// A config write that failed is reported (sentinelFlushConfigAndReply);
 	// the operator retries. Anything else refused is a bug.
 	if v.Kind == core.KindError && !strings.Contains(v.Str, "Failed to save config file") {

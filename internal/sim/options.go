@@ -34,6 +34,8 @@ type FaultWeights struct {
 	ReplBurst          int // a write burst on a master: replicas lag, overflow the backlog, resync in full
 	NameMove           int // a data node's hostname moves to a new IP (the process restarts there)
 	NameUnresolvable   int // a data node's hostname stops resolving for a while
+	// Round six (drawFeatures6):
+	OperatorReset int // an operator runs SENTINEL RESET <pattern> on one sentinel
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -217,6 +219,7 @@ func NewOptions(seed uint64) Options {
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
 	o.drawFeatures()
 	o.drawFeatures3()
+	o.drawFeatures6()
 	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
@@ -397,5 +400,15 @@ func (o *Options) drawFeatures3() {
 		o.Hostnames = true
 		o.Faults.NameMove = f.IntN(3)
 		o.Faults.NameUnresolvable = f.IntN(3)
+	}
+}
+
+// drawFeatures6 draws the options of round six (SENTINEL RESET run by an
+// operator) from a stream of their own, so every field drawn before keeps
+// its value for every seed.
+func (o *Options) drawFeatures6() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0006))
+	if f.IntN(4) == 0 {
+		o.Faults.OperatorReset = 1 + f.IntN(2)
 	}
 }
