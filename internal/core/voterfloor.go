@@ -26,8 +26,9 @@ type voterFloor struct {
 // down-after; a failover attempt that is not elected is retried only
 // 2 × failover-timeout later; so every election of the first attempt the
 // reset sentinel can make counts the old voters. After the window a
-// sentinel that was removed for good (Redis docs "Removing sentinels":
-// stop it, then SENTINEL RESET the others one by one) stops counting.
+// sentinel that was removed for good (stop it, then SENTINEL RESET the
+// others one by one: Redis docs "Adding or removing Sentinels") stops
+// counting.
 func voterFloorWindow(m *instance) Millis {
 	return m.downAfter + 2*m.m.failoverTimeout
 }
