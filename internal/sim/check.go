@@ -307,6 +307,7 @@ func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 			}
 		}
 		c.addresses(w, s, name, v, x, sw)
+		w.announcedPeers(s, name, v) // N1
 	}
 	for _, name := range elected {
 		c.election(w, s, name)

@@ -236,4 +236,16 @@ var mutants = []mutant{
 		Old:  "if glob.Match(args[2], m.name, false) {",
 		New:  "if glob.Match(args[2], m.name, true) {",
 	},
+	{
+		Name: "hello announces the socket's local address, not announce-ip",
+		File: "hello.go",
+		Old:  "ip := s.announceIP",
+		New:  "ip := \"\"",
+	},
+	{
+		Name: "hello announces the listening port, not announce-port",
+		File: "hello.go",
+		Old:  "port := s.announcePort",
+		New:  "port := 0",
+	},
 }

@@ -130,7 +130,7 @@ func (w *World) loseConfig(f Fault) {
 		st.Masters[i].KnownSentinels = nil
 		for _, p := range w.sent {
 			if p != s {
-				st.Masters[i].KnownSentinels = append(st.Masters[i].KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: p.disk.MyID})
+				st.Masters[i].KnownSentinels = append(st.Masters[i].KnownSentinels, core.KnownSentinel{Addr: p.pub, RunID: p.disk.MyID})
 			}
 		}
 	}

@@ -125,6 +125,10 @@ type Options struct {
 	// (resolve-hostnames yes; replica-announce-ip <name>); the simulated
 	// DNS maps each name to its current IP.
 	Hostnames bool
+	// SentinelAnnounce puts every sentinel behind a port-mapping NAT: it
+	// announces (announce-ip, announce-port) the only address its peers
+	// can reach (announce.go).
+	SentinelAnnounce bool
 
 	// Plan is the fault plan drawn from the seed (faults.go): the
 	// scenario, independent of what the core does.
@@ -220,6 +224,7 @@ func NewOptions(seed uint64) Options {
 	o.drawFeatures()
 	o.drawFeatures3()
 	o.drawFeatures6()
+	o.drawFeatures7()
 	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
@@ -306,6 +311,9 @@ func (o Options) String() string {
 	}
 	if o.Hostnames {
 		f("hostnames", "data nodes by name (resolve-hostnames yes)")
+	}
+	if o.SentinelAnnounce {
+		f("sentinel-announce", "every sentinel behind a NAT, announce-ip 10.0.9.N announce-port 3000N")
 	}
 	return b.String()
 }
@@ -410,5 +418,14 @@ func (o *Options) drawFeatures6() {
 	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0006))
 	if f.IntN(4) == 0 {
 		o.Faults.OperatorReset = 1 + f.IntN(2)
+	}
+}
+
+// drawFeatures7 draws the options of round seven (the sentinels'
+// announce-ip / announce-port behind a NAT) from a stream of their own.
+func (o *Options) drawFeatures7() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0007))
+	if f.IntN(4) == 0 {
+		o.SentinelAnnounce = true
 	}
 }

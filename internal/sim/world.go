@@ -186,6 +186,10 @@ func newWorld(o Options, trace bool) *World {
 			node: m + j,
 			addr: core.Addr{Host: fmt.Sprintf("10.0.1.%d", j+1), IP: fmt.Sprintf("10.0.1.%d", j+1), Port: 26379},
 		}
+		s.pub = s.addr
+		if o.SentinelAnnounce {
+			s.pub = sentinelPublicAddr(j)
+		}
 		w.sent = append(w.sent, s)
 	}
 	ids := make([]string, o.Sentinels)
@@ -199,6 +203,9 @@ func newWorld(o Options, trace bool) *World {
 		}
 		if o.SentinelAuth {
 			st.SentinelPass = sentinelPassword(0)
+		}
+		if o.SentinelAnnounce {
+			st.AnnounceIP, st.AnnounceIPSet, st.AnnouncePort = s.pub.IP, true, s.pub.Port
 		}
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
@@ -217,7 +224,7 @@ func newWorld(o Options, trace bool) *World {
 			if o.PreconfiguredPeers {
 				for k, p := range w.sent {
 					if k != j {
-						mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: ids[k]})
+						mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.pub, RunID: ids[k]})
 					}
 				}
 			}
