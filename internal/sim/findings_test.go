@@ -95,6 +95,15 @@ func TestFindingScenarios(t *testing.T) {
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",
 		}},
+		// L1 (round seven): every sentinel was reset (SENTINEL RESET)
+		// while the old master 10.0.0.1 was down; it restarted as a
+		// master no sentinel knows. The operator reattaches it in the
+		// healed phase (operator.go reattachForgotten).
+		{"seed1500841.json", []string{
+			"s2 -> event +reset-master master mymaster 10.0.0.4 6379",
+			"redis 10.0.0.1 restarts as master",
+			"liveness: operator runs REPLICAOF 10.0.0.4 6379 on 10.0.0.1, which every sentinel forgot (SENTINEL RESET)",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
@@ -135,6 +136,9 @@ func (w *World) loseConfig(f Fault) {
 		}
 	}
 	s.disk = st
+	for g := range w.masters {
+		w.markForgot(g, s)
+	}
 	w.tracef("fault: sentinel %d lost its config file; back with myid %s", s.id, st.MyID[:8])
 	if !s.up {
 		w.restartAfter(s, 200+f.n64(1, 3*w.opt.DownAfter))
@@ -164,6 +168,11 @@ func (w *World) operatorReset(f Fault) {
 	}
 	pats := []string{"*", "my*", w.masters[f.n(2, len(w.masters))], strings.ToUpper(w.masters[0]), "no-such-master"}
 	p := pats[f.n(1, len(pats))]
+	for g, name := range w.masters {
+		if glob.Match(p, name, false) {
+			w.markForgot(g, s)
+		}
+	}
 	args := []string{"SENTINEL", "RESET", p}
 	w.tracef("fault: operator runs SENTINEL RESET %s on sentinel %d", p, s.id)
 	s.nextReq++
@@ -252,4 +261,76 @@ func (w *World) renameIn(args []string) ([]string, bool) {
 		}
 	}
 	return args, true
+}
+
+// markForgot records that s forgot the replicas of group g (RESET, or a
+// config file re-provisioned without known-replica lines).
+func (w *World) markForgot(g int, s *sentinel) {
+	if w.forgot == nil {
+		w.forgot = map[int]map[int]bool{}
+	}
+	if w.forgot[g] == nil {
+		w.forgot[g] = map[int]bool{}
+	}
+	w.forgot[g][s.id] = true
+}
+
+// reattachForgotten is the operator's part after SENTINEL RESET (Redis
+// docs, "Removing the old master or unreachable replicas": after a RESET
+// the sentinels keep only "the ones listed as correctly replicating from
+// the current master INFO output"). A data node that was down or not
+// replicating when every sentinel forgot it, and came back as a master
+// (an old master restarting from its config file), is managed by no
+// sentinel any more: sentinel.c and the core alike never look for it. In
+// the healed phase, once the sentinels agree on a running master, the
+// operator points such a node at it with REPLICAOF, and the sentinels must
+// then pick it up from the master's INFO. Only nodes that no sentinel
+// knows, of a group whose replicas every sentinel forgot at least once, so
+// a core that drops a replica by itself is still caught by L1.
+func (w *World) reattachForgotten() {
+	for g, name := range w.masters {
+		if len(w.forgot[g]) < len(w.sent) {
+			continue
+		}
+		m := w.agreedMaster(g)
+		if m == nil || !m.up || m.role != roleMaster {
+			continue
+		}
+		var views []core.MasterView
+		agreed := true
+		for _, s := range w.sent {
+			v, ok := view(s, name)
+			if !ok || !sameAddr(v.Addr, m.addr) || v.FailoverState != core.FailoverNone {
+				agreed = false
+				break
+			}
+			views = append(views, v)
+		}
+		if !agreed {
+			continue
+		}
+		for _, in := range w.group(g) {
+			if in == m || !in.up || in.isReplicaOf(m.addr) || known(views, in) {
+				continue
+			}
+			w.tracef("liveness: operator runs REPLICAOF %s %d on %s, which every sentinel forgot (SENTINEL RESET)", m.addr.Host, m.addr.Port, in.addr.IP)
+			w.slaveOf(in, m.addr.Host, strconv.Itoa(m.addr.Port))
+		}
+	}
+}
+
+// known reports whether any of the views lists in as its master or a
+// replica.
+func known(views []core.MasterView, in *instance) bool {
+	for _, v := range views {
+		if sameAddr(v.Addr, in.addr) {
+			return true
+		}
+		for _, r := range v.Replicas {
+			if sameAddr(r.Addr, in.addr) {
+				return true
+			}
+		}
+	}
+	return false
 }

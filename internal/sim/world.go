@@ -52,7 +52,10 @@ type World struct {
 	sentAccepted []string       // passwords every sentinel's server accepts
 	sentWant     map[int]string // sentinel-pass each sentinel should have
 	sentRotating bool
-	sentPushing  bool
+	// forgot[g][id]: sentinel id forgot the replicas of group g at least
+	// once, by a SENTINEL RESET or a lost config file (operator.go).
+	forgot      map[int]map[int]bool
+	sentPushing bool
 
 	replGen int               // replication ids handed out (psync.go)
 	ipMoves int               // names moved to a new IP (hostnames.go)
