@@ -293,7 +293,7 @@ func (w *World) reattachForgotten() {
 			continue
 		}
 		m := w.agreedMaster(g)
-		if m == nil || !m.up || m.role != roleMaster {
+		if m == nil || !m.up {
 			continue
 		}
 		var views []core.MasterView
@@ -309,6 +309,18 @@ func (w *World) reattachForgotten() {
 		if !agreed {
 			continue
 		}
+		if m.role != roleMaster {
+			// The master every sentinel monitors runs as a replica (an
+			// operator's REPLICAOF in the fault phase) and, all replicas
+			// forgotten, its INFO lists none: no failover can ever be
+			// made. The operator makes it a master again, as
+			// undoRogueMaster does; the others are reattached next.
+			if !anyReplica(views) {
+				w.tracef("liveness: operator runs REPLICAOF NO ONE on %s: every sentinel monitors it and, having forgotten the replicas (SENTINEL RESET), knows none", m.addr.IP)
+				w.slaveOf(m, "NO", "ONE")
+			}
+			continue
+		}
 		for _, in := range w.group(g) {
 			if in == m || !in.up || in.isReplicaOf(m.addr) || known(views, in) {
 				continue
@@ -317,6 +329,16 @@ func (w *World) reattachForgotten() {
 			w.slaveOf(in, m.addr.Host, strconv.Itoa(m.addr.Port))
 		}
 	}
+}
+
+// anyReplica reports whether any of the views lists a replica.
+func anyReplica(views []core.MasterView) bool {
+	for _, v := range views {
+		if len(v.Replicas) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // known reports whether any of the views lists in as its master or a
