@@ -70,7 +70,7 @@ func (s *Sentinel) cmdCkquorum(id uint64, args []string) {
 	if m == nil {
 		return
 	}
-	usable, noQuorum, noAuth := quorumReachable(m)
+	usable, noQuorum, noAuth := quorumReachable(m, s.voters(m))
 	n := strconv.Itoa(usable)
 	if !noQuorum && !noAuth {
 		s.respond(id, Status("OK "+n+" usable Sentinels. Quorum and failover authorization can be reached"))
@@ -89,9 +89,10 @@ func (s *Sentinel) cmdCkquorum(id uint64, args []string) {
 	s.respond(id, ErrorValue(e))
 }
 
-// quorumReachable counts ourselves plus the peers not SDOWN/ODOWN.
-func quorumReachable(m *instance) (usable int, noQuorum, noAuth bool) {
-	voters := len(m.m.sentinels) + 1
+// quorumReachable counts ourselves plus the peers not SDOWN/ODOWN; the
+// majority is of voters (known sentinels + 1, or the floor kept after a
+// SENTINEL RESET, voterfloor.go).
+func quorumReachable(m *instance, voters int) (usable int, noQuorum, noAuth bool) {
 	usable = 1
 	for _, si := range m.sortedSentinels() {
 		if si.flags&(fSDown|fODown) == 0 {

@@ -111,6 +111,7 @@ func (s *Sentinel) createSentinel(m *instance, runid string, addr Addr) *instanc
 	si.runid = runid
 	m.m.sentinels[runid] = si
 	s.dictChanged()
+	m.voterFloorReached() // voterfloor.go
 	return si
 }
 

@@ -204,7 +204,15 @@ func (w *world) do(t *testing.T, d directive) {
 				AuthPass:             d.kv["auth-pass"],
 			})
 		}
+		if a, ok := d.kv["announce"]; ok {
+			// announce=ip:port: announce-ip / announce-port, and a NAT
+			// that maps only that address to the sentinel.
+			host, port, _ := strings.Cut(a, ":")
+			cfg.AnnounceIP, cfg.AnnounceIPSet = host, true
+			cfg.AnnouncePort, _ = strconv.Atoi(port)
+		}
 		s := w.addSentinel(d.kv["name"], cfg.Port, cfg)
+		s.pub = d.kv["announce"]
 		if p, ok := d.kv["requirepass"]; ok {
 			s.passwords = strings.Split(p, ",")
 		}

@@ -376,6 +376,7 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	ms.replicas = map[string]*instance{}
 	s.dictChanged()
 	if dropSentinels {
+		s.setVoterFloor(m) // voterfloor.go
 		for _, si := range m.sortedSentinels() {
 			s.releaseInstance(si)
 		}

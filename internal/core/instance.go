@@ -103,7 +103,8 @@ type masterState struct {
 	configSeq    uint64
 	ourVote      string
 	ourVoteEpoch uint64
-	probe        peerProbe // vote gate (votegate.go)
+	probe        peerProbe  // vote gate (votegate.go)
+	floor        voterFloor // voters kept after SENTINEL RESET (voterfloor.go)
 
 	replicas  map[string]*instance // key: replicaKey (the replica's name)
 	sentinels map[string]*instance // key: runid (the sentinel's name)

@@ -51,7 +51,9 @@ type electionResult struct {
 }
 
 // leaderThreshold returns the number of votes a leader needs: a majority
-// of the sentinels we know plus ourselves, and at least the quorum.
+// of the sentinels we know plus ourselves, and at least the quorum. After
+// a SENTINEL RESET the sentinels counted may include forgotten ones
+// (voterfloor.go).
 func leaderThreshold(knownSentinels, quorum int) int {
 	t := (knownSentinels+1)/2 + 1
 	if quorum > t {
@@ -96,7 +98,7 @@ func (s *Sentinel) getLeader(m *instance, epoch uint64) string {
 			winner, maxVotes = myVote, counters[myVote]
 		}
 	}
-	if winner != "" && maxVotes < leaderThreshold(len(m.m.sentinels), m.m.quorum) {
+	if winner != "" && maxVotes < leaderThreshold(s.voters(m)-1, m.m.quorum) {
 		winner = ""
 	}
 	return winner

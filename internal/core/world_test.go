@@ -55,7 +55,10 @@ type tsent struct {
 	crashed  bool
 	stallTo  Millis
 	failNext bool // fail the next Persist
-	failAll  bool // fail every Persist (a read-only config directory)
+	// pub is the announced "ip:port" of a sentinel behind a NAT (directive
+	// announce=): its own 127.0.0.1:port is then unreachable.
+	pub     string
+	failAll bool // fail every Persist (a read-only config directory)
 	// passwords are the sentinel's requirepass values (nil: no AUTH).
 	passwords []string
 	seed      uint64
@@ -150,6 +153,12 @@ func (w *world) sentinelByName(name string) *tsent {
 
 func (w *world) sentinelByAddr(addr string) *tsent {
 	for _, s := range w.sents {
+		if s.pub != "" { // behind a NAT: only the announced address leads to it
+			if s.pub == addr {
+				return s
+			}
+			continue
+		}
 		if "127.0.0.1:"+strconv.Itoa(s.port) == addr {
 			return s
 		}

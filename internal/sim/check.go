@@ -60,6 +60,7 @@ type sentinelCheck struct {
 	switches []switchMsg    // S9: +switch-master seen in the current step
 	elected  []string       // S2: masters with +elected-leader in the current step
 	votes    map[uint64]int // S1: +vote-for-leader events per epoch (this incarnation)
+	resets   []string       // O1: masters with +reset-master since the last SENTINEL RESET reply
 }
 
 // masterCheck is the per-(sentinel, master) bookkeeping.
@@ -306,6 +307,7 @@ func (c *checker) afterStep(w *World, s *sentinel, full bool) {
 			}
 		}
 		c.addresses(w, s, name, v, x, sw)
+		w.announcedPeers(s, name, v) // N1
 	}
 	for _, name := range elected {
 		c.election(w, s, name)
@@ -349,20 +351,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		}
 		c.epochAddr[k] = v.Addr
 		x.addr, x.addrEpoch = v.Addr, v.ConfigEpoch
-		// sentinelResetMaster clears failover_start_time on an address
-		// change ("we can failover again ASAP"): pacing starts afresh.
-		x.hasAttempt, x.hasVoteOther, x.noGood = false, false, false
-		x.paceResetStep = w.steps
-		x.reconf = nil // the failover is over, whichever way it ended
-		// sentinelResetMaster clears the master's flags and re-creates
-		// its replicas: no SDOWN/ODOWN, no replica SDOWN.
-		x.sdown, x.odown = false, false
-		for k := range s.truth.sdown {
-			if strings.HasPrefix(k, "slave ") {
-				delete(s.truth.sdown, k)
-			}
-		}
-		s.truth.slaveOff = w.steps
+		c.masterReset(w, s, x)
 	}
 	if v.FailoverState == core.FailoverNone {
 		x.reconf = nil
@@ -400,4 +389,23 @@ func short(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// masterReset follows sentinelResetMaster (an address change, or SENTINEL
+// RESET) in the bookkeeping of master x of s.
+func (c *checker) masterReset(w *World, s *sentinel, x *masterCheck) {
+	// It clears failover_start_time ("we can failover again ASAP"):
+	// pacing starts afresh.
+	x.hasAttempt, x.hasVoteOther, x.noGood = false, false, false
+	x.paceResetStep = w.steps
+	x.reconf = nil // the failover is over, whichever way it ended
+	// It clears the master's flags and re-creates its replicas: no
+	// SDOWN/ODOWN, no replica SDOWN.
+	x.sdown, x.odown = false, false
+	for k := range s.truth.sdown {
+		if strings.HasPrefix(k, "slave ") {
+			delete(s.truth.sdown, k)
+		}
+	}
+	s.truth.slaveOff = w.steps
 }

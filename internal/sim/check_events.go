@@ -42,6 +42,14 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		c.odownTruth(w, s, name, now)
 	case "-odown":
 		ch.mc(eventMaster(e)).odown = false
+	case "+reset-master":
+		name := eventMaster(e)
+		ch.resets = append(ch.resets, name)
+		c.masterReset(w, s, ch.mc(name))
+		c.forgetHeardOf(s, name) // D2, S5: the peers' answers went with them
+		if !s.opPending {
+			w.violate("O1", s, "+reset-master of %s without a SENTINEL RESET", name)
+		}
 	case "+try-failover":
 		name := eventMaster(e)
 		x := ch.mc(name)

@@ -76,6 +76,25 @@ func (c *checker) heardReply(s *sentinel, e core.Reply, local int64) {
 	c.heard[downKey{s.id, d.responder, d.master}] = downSeen{at: local, down: d.down, addr: d.addr, ident: d.ident, conn: e.Conn}
 }
 
+// forgetHeardOf drops what s had heard from its peers about master name,
+// and the answers still in flight to it, at its +reset-master: SENTINEL
+// RESET releases the peer objects, whose answers go with them, and the
+// core ignores replies to requests of a released object (reply.go).
+// Peers rediscovered from their hellos share the links of other masters'
+// peer objects, so the connection alone does not tell.
+func (c *checker) forgetHeardOf(s *sentinel, name string) {
+	for k := range c.heard {
+		if k.asker == s.id && k.master == name {
+			delete(c.heard, k)
+		}
+	}
+	for k, d := range c.inflight {
+		if k.asker == s.id && d.master == name {
+			delete(c.inflight, k)
+		}
+	}
+}
+
 // forgetHeard drops what a crashed sentinel had heard.
 func (c *checker) forgetHeard(s *sentinel) {
 	for k := range c.heard {

@@ -36,12 +36,13 @@ const (
 	FaultReplBurst
 	FaultNameMove
 	FaultNameUnresolvable
+	FaultOperatorReset // an operator runs SENTINEL RESET <pattern> on one sentinel
 	numFaultKinds
 )
 
 var faultNames = [...]string{"redis-crash", "redis-pause", "sentinel-crash", "partition", "one-way",
 	"conn-reset", "stall", "clock-jump", "disk-failure", "operator-replicaof", "operator-config-set", "sentinel-config-loss", "auth-rotation",
-	"sentinel-auth-rotation", "sentinel-wrong-pass", "repl-burst", "name-moves", "name-unresolvable"}
+	"sentinel-auth-rotation", "sentinel-wrong-pass", "repl-burst", "name-moves", "name-unresolvable", "operator-reset"}
 
 // String names a fault kind.
 func (k FaultKind) String() string {
@@ -81,7 +82,7 @@ func (f Fault) n64(i int, k int64) int64 {
 func (w FaultWeights) weights() [numFaultKinds]int {
 	return [numFaultKinds]int{w.InstanceCrash, w.InstancePause, w.SentinelCrash, w.Partition, w.AsymPartition,
 		w.ConnReset, w.ClockStall, w.ClockJump, w.PersistFailure, w.RogueReplicaof, w.ConfigSet, w.SentinelReset, w.AuthRotate,
-		w.SentinelAuthRotate, w.SentinelWrongPass, w.ReplBurst, w.NameMove, w.NameUnresolvable}
+		w.SentinelAuthRotate, w.SentinelWrongPass, w.ReplBurst, w.NameMove, w.NameUnresolvable, w.OperatorReset}
 }
 
 // plan draws the fault plan: per kind, faults with exponential gaps of
@@ -275,6 +276,8 @@ func (w *World) injectFault(f Fault) {
 		w.moveName(f)
 	case FaultNameUnresolvable:
 		w.unresolvable(f)
+	case FaultOperatorReset:
+		w.operatorReset(f)
 	}
 }
 

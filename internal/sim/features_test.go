@@ -9,8 +9,9 @@ import (
 // on (their fault kinds at a fixed weight; the rest of each seed as drawn):
 // no violation, and the trace must show the feature at work — names moving
 // and failing to resolve, NOAUTH/WRONGPASS between sentinels and both
-// rotations completing, partial and full resyncs — or the feature is not
-// tested at all.
+// rotations completing, partial and full resyncs, SENTINEL RESET answered,
+// peers dialed at their announced addresses — or the feature is not tested
+// at all. (Rounds six and seven added the last two.)
 func TestRoundThreeFeatures(t *testing.T) {
 	n := 12
 	if testing.Short() || raceEnabled {
@@ -33,6 +34,15 @@ func TestRoundThreeFeatures(t *testing.T) {
 			o.PSync, o.BacklogSize = true, o.ReplRate*1000
 			o.Faults.ReplBurst = 3
 		}, []string{"partial resync", "full resync", "output buffers overflow: true"}},
+		// Round six and seven: SENTINEL RESET (O1) and the sentinels'
+		// announce-ip / announce-port behind a NAT (N1): peers dialed and
+		// discovered at the announced addresses.
+		{"operator-reset", func(o *Options) {
+			o.Faults.OperatorReset = 3
+		}, []string{"+reset-master", "operator runs SENTINEL RESET *", "answers [\"SENTINEL\" \"RESET\""}},
+		{"sentinel-announce", func(o *Options) {
+			o.SentinelAnnounce, o.PreconfiguredPeers = true, false
+		}, []string{"cmd sentinel 10.0.9.", "+sentinel sentinel", "10.0.9.2 30002 @"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var all strings.Builder

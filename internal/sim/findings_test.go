@@ -96,6 +96,30 @@ func TestFindingScenarios(t *testing.T) {
 			"heal: operator runs REPLICAOF NO ONE on 10.0.0.2",
 			"+convert-to-slave slave 10.0.0.1:6379",
 		}},
+		// L1 (round seven): every sentinel was reset (SENTINEL RESET)
+		// while the old master 10.0.0.1 was down; it restarted as a
+		// master no sentinel knows. The operator reattaches it in the
+		// healed phase (operator.go reattachForgotten).
+		{"seed1500841.json", []string{
+			"s2 -> event +reset-master master mymaster 10.0.0.4 6379",
+			"redis 10.0.0.1 restarts as master",
+			"liveness: operator runs REPLICAOF 10.0.0.4 6379 on 10.0.0.1, which every sentinel forgot (SENTINEL RESET)",
+		}},
+		// D2 false alarm (round seven): s3's peers answered "down" just
+		// before SENTINEL RESET released their objects; rediscovered on
+		// links shared with master2, the answers looked current to the
+		// checker but were gone from the core.
+		{"seed1504994.json", []string{
+			"s3 answers [\"SENTINEL\" \"RESET\" \"my*\"]: :1",
+			"s3 -> event +sentinel sentinel 9cc63acb741176d1a86c609e83f79819824d956b 10.0.9.5 30005 @ mymaster redis-0-1.sim 6379",
+			"s3 -> event +sdown master mymaster redis-0-1.sim 6379",
+		}},
+		// L1 (round seven): every sentinel forgot the replicas while the
+		// master they monitor ran as a replica (an operator's REPLICAOF):
+		// no failover can be made; the operator's REPLICAOF NO ONE.
+		{"seed1505755.json", []string{
+			"liveness: operator runs REPLICAOF NO ONE on 10.0.0.4: every sentinel monitors it and, having forgotten the replicas (SENTINEL RESET), knows none",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))

@@ -224,4 +224,28 @@ var mutants = []mutant{
 		Old:  "s.now-j.startTime > s.timing.ScriptMaxRuntime {",
 		New:  "s.now-j.startTime > 2*s.timing.ScriptMaxRuntime {",
 	},
+	{
+		Name: "SENTINEL RESET keeps the known sentinels",
+		File: "commands_monitor.go",
+		Old:  "s.resetMaster(m, true, true)",
+		New:  "s.resetMaster(m, false, true)",
+	},
+	{
+		Name: "SENTINEL RESET matches its pattern case-insensitively",
+		File: "commands_monitor.go",
+		Old:  "if glob.Match(args[2], m.name, false) {",
+		New:  "if glob.Match(args[2], m.name, true) {",
+	},
+	{
+		Name: "hello announces the socket's local address, not announce-ip",
+		File: "hello.go",
+		Old:  "ip := s.announceIP",
+		New:  "ip := \"\"",
+	},
+	{
+		Name: "hello announces the listening port, not announce-port",
+		File: "hello.go",
+		Old:  "port := s.announcePort",
+		New:  "port := 0",
+	},
 }

@@ -145,7 +145,9 @@ func (w *World) lookup(a core.Addr) int {
 		}
 	}
 	for _, s := range w.sent {
-		if s.addr.IP == host && s.addr.Port == a.Port {
+		// Behind a NAT (announce.go) only the announced address leads
+		// to the sentinel.
+		if s.pub.IP == host && s.pub.Port == a.Port {
 			return s.node
 		}
 	}
@@ -163,6 +165,7 @@ func (w *World) nodeUp(id int) bool {
 
 // dial executes a Connect effect of s.
 func (w *World) dial(s *sentinel, e core.Connect) {
+	w.announcedDial(s, e) // N1
 	c := &conn{owner: s, ownerInc: s.inc, link: e.Link, cid: e.Conn, typ: e.Type, target: w.dialTarget(e.Addr)}
 	w.conns = append(w.conns, c)
 	s.conns[e.Conn] = c

@@ -68,6 +68,25 @@ func TestLookupFindsInstancesAndSentinels(t *testing.T) {
 			t.Errorf("lookup %s:%d = %d, want %d", tc.ip, tc.port, got, tc.want)
 		}
 	}
+	// Behind a NAT (announce.go) a sentinel is found only at the address
+	// it announces.
+	o := NewOptions(1)
+	o.SentinelAnnounce = true
+	w = newWorld(o, false)
+	for _, tc := range []struct {
+		ip   string
+		port int
+		want int
+	}{
+		{"10.0.9.2", 30002, len(w.inst) + 1},
+		{"10.0.1.2", 26379, -1},
+		{"10.0.1.2", 30002, -1},
+		{"10.0.9.2", 26379, -1},
+	} {
+		if got := w.lookup(core.Addr{Host: tc.ip, IP: tc.ip, Port: tc.port}); got != tc.want {
+			t.Errorf("announce: lookup %s:%d = %d, want %d", tc.ip, tc.port, got, tc.want)
+		}
+	}
 }
 
 // TestCrashWithADialToNowhere: a sentinel that crashes while a dial to an

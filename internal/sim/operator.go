@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gosentinel/gosentinel/internal/core"
+	"github.com/gosentinel/gosentinel/internal/glob"
 )
 
 // Operator actions of the fault phase that are not failures: run-time
@@ -128,20 +131,103 @@ func (w *World) loseConfig(f Fault) {
 		st.Masters[i].KnownSentinels = nil
 		for _, p := range w.sent {
 			if p != s {
-				st.Masters[i].KnownSentinels = append(st.Masters[i].KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: p.disk.MyID})
+				st.Masters[i].KnownSentinels = append(st.Masters[i].KnownSentinels, core.KnownSentinel{Addr: p.pub, RunID: p.disk.MyID})
 			}
 		}
 	}
 	s.disk = st
+	for g := range w.masters {
+		w.markForgot(g, s)
+	}
 	w.tracef("fault: sentinel %d lost its config file; back with myid %s", s.id, st.MyID[:8])
 	if !s.up {
 		w.restartAfter(s, 200+f.n64(1, 3*w.opt.DownAfter))
 	}
 }
 
+// operatorReset is SENTINEL RESET <pattern> sent to one sentinel, as the
+// Redis docs tell operators to do after removing a sentinel or a replica
+// ("Adding or removing Sentinels", "Removing the old master or
+// unreachable replicas"): every master, a prefix, one master's name, a
+// name in the wrong case (the match is case-sensitive: none), or no
+// master at all.
+func (w *World) operatorReset(f Fault) {
+	s := w.sent[f.n(0, len(w.sent))]
+	if !s.up || s.opPending {
+		return
+	}
+	// The operator resets a sentinel that is healthy (SENTINEL MASTERS:
+	// no SDOWN/ODOWN, no failover in progress, the master's replicas and
+	// peers known), as the procedure expects.
+	for _, name := range w.masters {
+		if m, ok := view(s, name); !ok || m.SDown || m.ODown || m.FailoverState != core.FailoverNone ||
+			len(m.Replicas) == 0 || len(m.Sentinels) < len(w.sent)-1 || s.core.InTilt() {
+			w.tracef("fault: operator would run SENTINEL RESET on sentinel %d, but it does not look healthy", s.id)
+			return
+		}
+	}
+	pats := []string{"*", "my*", w.masters[f.n(2, len(w.masters))], strings.ToUpper(w.masters[0]), "no-such-master"}
+	p := pats[f.n(1, len(pats))]
+	for g, name := range w.masters {
+		if glob.Match(p, name, false) {
+			w.markForgot(g, s)
+		}
+	}
+	args := []string{"SENTINEL", "RESET", p}
+	w.tracef("fault: operator runs SENTINEL RESET %s on sentinel %d", p, s.id)
+	s.nextReq++
+	s.reqs[s.nextReq] = reqRoute{args: args, at: w.sch.now, operator: true}
+	s.opPending = true
+	s.chk.resets = nil
+	w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1004, Args: args})
+}
+
+// resetReply is O1 (reference §8, RESET <pattern>: "integer = masters
+// reset", "glob, case-sensitive; +reset-master; drops replicas+sentinels,
+// links, failover state"): the reply counts the masters whose name the
+// pattern matches, each got one +reset-master in the command's step, and
+// each is left with no replica, no sentinel, no failover and no
+// SDOWN/ODOWN (all are learnt again from INFO and hellos).
+func (w *World) resetReply(s *sentinel, pattern string, v core.Value) {
+	var want []string
+	for _, name := range w.masters {
+		if glob.Match(pattern, name, false) {
+			want = append(want, name)
+		}
+	}
+	if v.Kind != core.KindInt || v.Int != int64(len(want)) {
+		w.violate("O1", s, "SENTINEL RESET %s answered %s, %d masters match", pattern, describeValue(v), len(want))
+	}
+	sort.Strings(want)
+	got := append([]string(nil), s.chk.resets...)
+	sort.Strings(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		w.violate("O1", s, "SENTINEL RESET %s emitted +reset-master for [%s], want [%s]", pattern, strings.Join(got, " "), strings.Join(want, " "))
+	}
+	s.chk.resets = nil
+	for _, name := range want {
+		m, ok := view(s, name)
+		switch {
+		case !ok:
+			w.violate("O1", s, "master %s gone after SENTINEL RESET", name)
+		case len(m.Replicas) != 0 || len(m.Sentinels) != 0:
+			w.violate("O1", s, "SENTINEL RESET %s left %s with %d replicas and %d sentinels", pattern, name, len(m.Replicas), len(m.Sentinels))
+		case m.FailoverState != core.FailoverNone || m.Promoted != (core.Addr{}):
+			w.violate("O1", s, "SENTINEL RESET %s left %s in failover state %v", pattern, name, m.FailoverState)
+		case m.SDown || m.ODown:
+			w.violate("O1", s, "SENTINEL RESET %s left %s SDOWN %v ODOWN %v", pattern, name, m.SDown, m.ODown)
+		}
+	}
+}
+
 // operatorReply handles the reply to an operator's command.
 func (w *World) operatorReply(s *sentinel, r reqRoute, v core.Value) {
 	s.opPending = false
+	if len(r.args) == 3 && strings.EqualFold(r.args[1], "RESET") {
+		w.resetReply(s, r.args[2], v)
+		w.tracef("s%d answers %q: %s", s.id, r.args, describeValue(v))
+		return
+	}
 	// A config write that failed is reported (sentinelFlushConfigAndReply);
 	// the operator retries. Anything else refused is a bug.
 	if v.Kind == core.KindError && !strings.Contains(v.Str, "Failed to save config file") {
@@ -175,4 +261,98 @@ func (w *World) renameIn(args []string) ([]string, bool) {
 		}
 	}
 	return args, true
+}
+
+// markForgot records that s forgot the replicas of group g (RESET, or a
+// config file re-provisioned without known-replica lines).
+func (w *World) markForgot(g int, s *sentinel) {
+	if w.forgot == nil {
+		w.forgot = map[int]map[int]bool{}
+	}
+	if w.forgot[g] == nil {
+		w.forgot[g] = map[int]bool{}
+	}
+	w.forgot[g][s.id] = true
+}
+
+// reattachForgotten is the operator's part after SENTINEL RESET (Redis
+// docs, "Removing the old master or unreachable replicas": after a RESET
+// the sentinels keep only "the ones listed as correctly replicating from
+// the current master INFO output"). A data node that was down or not
+// replicating when every sentinel forgot it, and came back as a master
+// (an old master restarting from its config file), is managed by no
+// sentinel any more: sentinel.c and the core alike never look for it. In
+// the healed phase, once the sentinels agree on a running master, the
+// operator points such a node at it with REPLICAOF, and the sentinels must
+// then pick it up from the master's INFO. Only nodes that no sentinel
+// knows, of a group whose replicas every sentinel forgot at least once, so
+// a core that drops a replica by itself is still caught by L1.
+func (w *World) reattachForgotten() {
+	for g, name := range w.masters {
+		if len(w.forgot[g]) < len(w.sent) {
+			continue
+		}
+		m := w.agreedMaster(g)
+		if m == nil || !m.up {
+			continue
+		}
+		var views []core.MasterView
+		agreed := true
+		for _, s := range w.sent {
+			v, ok := view(s, name)
+			if !ok || !sameAddr(v.Addr, m.addr) || v.FailoverState != core.FailoverNone {
+				agreed = false
+				break
+			}
+			views = append(views, v)
+		}
+		if !agreed {
+			continue
+		}
+		if m.role != roleMaster {
+			// The master every sentinel monitors runs as a replica (an
+			// operator's REPLICAOF in the fault phase) and, all replicas
+			// forgotten, its INFO lists none: no failover can ever be
+			// made. The operator makes it a master again, as
+			// undoRogueMaster does; the others are reattached next.
+			if !anyReplica(views) {
+				w.tracef("liveness: operator runs REPLICAOF NO ONE on %s: every sentinel monitors it and, having forgotten the replicas (SENTINEL RESET), knows none", m.addr.IP)
+				w.slaveOf(m, "NO", "ONE")
+			}
+			continue
+		}
+		for _, in := range w.group(g) {
+			if in == m || !in.up || in.isReplicaOf(m.addr) || known(views, in) {
+				continue
+			}
+			w.tracef("liveness: operator runs REPLICAOF %s %d on %s, which every sentinel forgot (SENTINEL RESET)", m.addr.Host, m.addr.Port, in.addr.IP)
+			w.slaveOf(in, m.addr.Host, strconv.Itoa(m.addr.Port))
+		}
+	}
+}
+
+// anyReplica reports whether any of the views lists a replica.
+func anyReplica(views []core.MasterView) bool {
+	for _, v := range views {
+		if len(v.Replicas) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// known reports whether any of the views lists in as its master or a
+// replica.
+func known(views []core.MasterView, in *instance) bool {
+	for _, v := range views {
+		if sameAddr(v.Addr, in.addr) {
+			return true
+		}
+		for _, r := range v.Replicas {
+			if sameAddr(r.Addr, in.addr) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -34,6 +34,8 @@ type FaultWeights struct {
 	ReplBurst          int // a write burst on a master: replicas lag, overflow the backlog, resync in full
 	NameMove           int // a data node's hostname moves to a new IP (the process restarts there)
 	NameUnresolvable   int // a data node's hostname stops resolving for a while
+	// Round six (drawFeatures6):
+	OperatorReset int // an operator runs SENTINEL RESET <pattern> on one sentinel
 }
 
 // Options is everything a seed expands into. Printing it (String) is the
@@ -123,6 +125,10 @@ type Options struct {
 	// (resolve-hostnames yes; replica-announce-ip <name>); the simulated
 	// DNS maps each name to its current IP.
 	Hostnames bool
+	// SentinelAnnounce puts every sentinel behind a port-mapping NAT: it
+	// announces (announce-ip, announce-port) the only address its peers
+	// can reach (announce.go).
+	SentinelAnnounce bool
 
 	// Plan is the fault plan drawn from the seed (faults.go): the
 	// scenario, independent of what the core does.
@@ -217,6 +223,8 @@ func NewOptions(seed uint64) Options {
 	o.DoubleKill = o.KillMasterAfterHeal && r.IntN(3) == 0
 	o.drawFeatures()
 	o.drawFeatures3()
+	o.drawFeatures6()
+	o.drawFeatures7()
 	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
@@ -303,6 +311,9 @@ func (o Options) String() string {
 	}
 	if o.Hostnames {
 		f("hostnames", "data nodes by name (resolve-hostnames yes)")
+	}
+	if o.SentinelAnnounce {
+		f("sentinel-announce", "every sentinel behind a NAT, announce-ip 10.0.9.N announce-port 3000N")
 	}
 	return b.String()
 }
@@ -397,5 +408,24 @@ func (o *Options) drawFeatures3() {
 		o.Hostnames = true
 		o.Faults.NameMove = f.IntN(3)
 		o.Faults.NameUnresolvable = f.IntN(3)
+	}
+}
+
+// drawFeatures6 draws the options of round six (SENTINEL RESET run by an
+// operator) from a stream of their own, so every field drawn before keeps
+// its value for every seed.
+func (o *Options) drawFeatures6() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0006))
+	if f.IntN(4) == 0 {
+		o.Faults.OperatorReset = 1 + f.IntN(2)
+	}
+}
+
+// drawFeatures7 draws the options of round seven (the sentinels'
+// announce-ip / announce-port behind a NAT) from a stream of their own.
+func (o *Options) drawFeatures7() {
+	f := rand.New(rand.NewPCG(o.Seed, 0xfea7_0007))
+	if f.IntN(4) == 0 {
+		o.SentinelAnnounce = true
 	}
 }

@@ -13,11 +13,11 @@ import (
 // replay an old report.
 func TestSeedNamesScenario(t *testing.T) {
 	for seed, want := range map[uint64]string{
-		1:    "5a97f4df5f59dfd6", // round three: 63ca85aea17415e8 before sentinel AUTH was drawn for it
+		1:    "33ecc43aa5840a3b", // round seven: f3835eeafdb3687b before sentinel-announce (round six: 5a97f4df5f59dfd6 before operator-reset; round three: 63ca85aea17415e8 before sentinel AUTH)
 		2:    "3a4da3f356136b2e",
 		3:    "9d96f217e777344b", // round three: cd5c0e534d5707f0 before PSYNC and hostnames
-		42:   "d11096a16fafbd10", // round three: 6f63ac9f031e0b95 before
-		1000: "f815e154bc78f865",
+		42:   "86ff31e442f3a800", // round six: d11096a16fafbd10 before operator-reset (round three: 6f63ac9f031e0b95)
+		1000: "06180c550ae98818", // round six: f815e154bc78f865 before operator-reset
 	} {
 		if got := NewOptions(seed).Fingerprint(); got != want {
 			t.Errorf("seed %d: scenario fingerprint %s, want %s (the seed → scenario expansion changed)", seed, got, want)
@@ -83,6 +83,7 @@ func TestNewKindsKeepPlan(t *testing.T) {
 		old := o
 		old.Faults.SentinelAuthRotate, old.Faults.SentinelWrongPass, old.Faults.ReplBurst = 0, 0, 0
 		old.Faults.NameMove, old.Faults.NameUnresolvable = 0, 0
+		old.Faults.OperatorReset = 0 // round six
 		want := old.plan()
 		var got []Fault
 		for _, f := range o.Plan {
@@ -92,6 +93,18 @@ func TestNewKindsKeepPlan(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: the older kinds' faults moved when the new kinds were added", seed)
+		}
+		// Round six's operator-reset leaves every other fault in place.
+		six := o
+		six.Faults.OperatorReset = 0
+		want, got = six.plan(), nil
+		for _, f := range o.Plan {
+			if f.Kind != FaultOperatorReset {
+				got = append(got, f)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: other faults moved when operator-reset was added", seed)
 		}
 	}
 }

@@ -18,6 +18,9 @@ type sentinel struct {
 	id   int // 0..N-1
 	node int // node id (after the instances)
 	addr core.Addr
+	// pub is the address its peers reach it at: addr, or the announced
+	// address behind a NAT (announce.go).
+	pub core.Addr
 
 	up   bool
 	inc  int // incarnation: bumped by every crash, stale events are dropped

@@ -52,7 +52,10 @@ type World struct {
 	sentAccepted []string       // passwords every sentinel's server accepts
 	sentWant     map[int]string // sentinel-pass each sentinel should have
 	sentRotating bool
-	sentPushing  bool
+	// forgot[g][id]: sentinel id forgot the replicas of group g at least
+	// once, by a SENTINEL RESET or a lost config file (operator.go).
+	forgot      map[int]map[int]bool
+	sentPushing bool
 
 	replGen int               // replication ids handed out (psync.go)
 	ipMoves int               // names moved to a new IP (hostnames.go)
@@ -186,6 +189,10 @@ func newWorld(o Options, trace bool) *World {
 			node: m + j,
 			addr: core.Addr{Host: fmt.Sprintf("10.0.1.%d", j+1), IP: fmt.Sprintf("10.0.1.%d", j+1), Port: 26379},
 		}
+		s.pub = s.addr
+		if o.SentinelAnnounce {
+			s.pub = sentinelPublicAddr(j)
+		}
 		w.sent = append(w.sent, s)
 	}
 	ids := make([]string, o.Sentinels)
@@ -199,6 +206,9 @@ func newWorld(o Options, trace bool) *World {
 		}
 		if o.SentinelAuth {
 			st.SentinelPass = sentinelPassword(0)
+		}
+		if o.SentinelAnnounce {
+			st.AnnounceIP, st.AnnounceIPSet, st.AnnouncePort = s.pub.IP, true, s.pub.Port
 		}
 		for g, name := range w.masters {
 			mc := core.MasterConfig{Name: name, Addr: w.groupMaster(g).addr, Quorum: o.Quorum,
@@ -217,7 +227,7 @@ func newWorld(o Options, trace bool) *World {
 			if o.PreconfiguredPeers {
 				for k, p := range w.sent {
 					if k != j {
-						mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.addr, RunID: ids[k]})
+						mc.KnownSentinels = append(mc.KnownSentinels, core.KnownSentinel{Addr: p.pub, RunID: ids[k]})
 					}
 				}
 			}
