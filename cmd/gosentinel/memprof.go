@@ -69,10 +69,10 @@ func sampleMemory(out string) {
 			}
 		}
 		goRes := g("/memory/classes/total:bytes") - g("/memory/classes/heap/released:bytes")
-		fmt.Fprintf(ts, "%6d rss=%d anon=%d goRes=%d offheap~%d obj=%d unused=%d free=%d rel=%d stk=%d goal=%d live=%d gc=%d\n",
+		fmt.Fprintf(ts, "%6d rss=%d anon=%d goRes=%d offheap~%d obj=%d unused=%d free=%d rel=%d stk=%d goal=%d live=%d gc=%d g=%d\n",
 			time.Since(t0).Milliseconds(), rss, anon, goRes, anon-int(goRes), g("/memory/classes/heap/objects:bytes"),
 			g("/memory/classes/heap/unused:bytes"), g("/memory/classes/heap/free:bytes"), g("/memory/classes/heap/released:bytes"),
-			g("/memory/classes/heap/stacks:bytes"), g("/gc/heap/goal:bytes"), g("/gc/heap/live:bytes"), s[idx["/gc/cycles/total:gc-cycles"]].Value.Uint64())
+			g("/memory/classes/heap/stacks:bytes"), g("/gc/heap/goal:bytes"), g("/gc/heap/live:bytes"), s[idx["/gc/cycles/total:gc-cycles"]].Value.Uint64(), runtime.NumGoroutine())
 		if rss <= maxRSS {
 			continue
 		}

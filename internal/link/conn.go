@@ -163,8 +163,8 @@ func (c *conn) fail(err error) {
 	}
 }
 
-// run dials, reports Connected, starts the writer and reads until the
-// connection ends; then it reports Closed with every pending tag.
+// run dials, then serves the connection (the goroutine dial path, see
+// connector_linux.go for the other).
 func (c *conn) run() {
 	defer c.m.wg.Done()
 	nc, err := c.dial()
@@ -173,6 +173,28 @@ func (c *conn) run() {
 		c.finish()
 		return
 	}
+	c.serve(nc)
+}
+
+// runConnected serves a socket the connector saw connect: it sets the
+// socket options, makes the TLS handshake (by deadline, the dial's) and
+// serves the connection.
+func (c *conn) runConnected(nc net.Conn, deadline time.Time) {
+	defer c.m.wg.Done()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	nc, err := c.setup(ctx, cancel, nc)
+	if err != nil {
+		c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
+		c.finish()
+		return
+	}
+	c.serve(nc)
+}
+
+// serve reports Connected, starts the writer and reads until the
+// connection ends; then it reports Closed with every pending tag.
+func (c *conn) serve(nc net.Conn) {
 	c.mu.Lock()
 	if c.dead {
 		c.mu.Unlock()
@@ -226,18 +248,10 @@ func (c *conn) dial() (net.Conn, error) {
 	// fail (the caller's Close, Shutdown) aborts the dial through
 	// cancelDial: no goroutine per dial waits for it (a SENTINEL RESET *
 	// of hundreds of masters redials every link at once).
-	c.mu.Lock()
-	if c.dead {
-		c.mu.Unlock()
-		return nil, c.err
+	if err := c.setCancel(cancel); err != nil {
+		return nil, err
 	}
-	c.cancelDial = cancel
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.cancelDial = nil
-		c.mu.Unlock()
-	}()
+	defer c.setCancel(nil)
 	var d net.Dialer
 	if ip := net.ParseIP(c.m.cfg.SourceIP); ip != nil {
 		d.LocalAddr = &net.TCPAddr{IP: ip}
@@ -246,12 +260,43 @@ func (c *conn) dial() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.setup(ctx, nil, nc)
+}
+
+// setCancel sets (or, with nil, clears) the function fail calls to abort
+// a dial or handshake under way; it returns the connection's error
+// instead when it already failed.
+func (c *conn) setCancel(cancel context.CancelFunc) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cancel != nil && c.dead {
+		return c.err
+	}
+	c.cancelDial = cancel
+	return nil
+}
+
+// keepAlive is what net.Dialer sets on a dialled connection by default.
+var keepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 15 * time.Second, Count: 9}
+
+// setup sets the socket options of a new connection and makes the TLS
+// handshake when configured. cancel, when set, is registered as the
+// connection's cancelDial during the handshake (the goroutine dial path
+// registered its own around the whole dial).
+func (c *conn) setup(ctx context.Context, cancel context.CancelFunc, nc net.Conn) (net.Conn, error) {
 	if tc, ok := nc.(*net.TCPConn); ok {
-		_ = tc.SetKeepAlive(true)
+		_ = tc.SetKeepAliveConfig(keepAlive)
 		_ = tc.SetNoDelay(true)
 	}
 	if c.m.cfg.TLS == nil {
 		return nc, nil
+	}
+	if cancel != nil {
+		if err := c.setCancel(cancel); err != nil {
+			_ = nc.Close()
+			return nil, err
+		}
+		defer c.setCancel(nil)
 	}
 	cfg := c.m.cfg.TLS.Clone()
 	if cfg.ServerName == "" {

@@ -117,6 +117,8 @@ type Manager struct {
 	conns map[ConnID]*conn
 	shut  bool
 	held  []*conn // connections with Deferred output, for Flush
+
+	cn connector // non-blocking connects (connector_linux.go)
 }
 
 // NewManager returns a Manager with the given configuration.
@@ -150,7 +152,9 @@ func (m *Manager) Dial(id ConnID, addr string, kind Kind) error {
 	c := newConn(m, id, addr, kind)
 	m.conns[id] = c
 	m.wg.Add(1)
-	go c.run()
+	if !m.startConnect(c) {
+		go c.run()
+	}
 	return nil
 }
 
@@ -232,6 +236,7 @@ func (m *Manager) Shutdown() {
 		c.kill()
 	}
 	m.wg.Wait()
+	m.cn.close()
 }
 
 // forget removes c from the live set if it is still registered under its

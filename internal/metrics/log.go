@@ -73,10 +73,31 @@ var secretPatterns = []*regexp.Regexp{
 // removes); applied only to lines that mention a user.
 var aclPassword = regexp.MustCompile(`(\s[<>])(\S+)`)
 
+// mayHoldSecret reports whether MaskSecrets could change s, without
+// allocating.
+func mayHoldSecret(s string) bool {
+	return containsFold(s, "pass") || containsFold(s, "masterauth") || containsFold(s, "user")
+}
+
+// containsFold reports whether s contains the lower-case ASCII word sub,
+// ignoring ASCII case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // MaskSecrets replaces the values of auth-pass, sentinel-pass,
 // requirepass, masterauth and ACL '>password' rules in s with [Masked].
 func MaskSecrets(s string) string {
-	if l := strings.ToLower(s); !strings.Contains(l, "pass") && !strings.Contains(l, "masterauth") && !strings.Contains(l, "user") {
+	if !mayHoldSecret(s) {
 		return s // fast path: nearly every line
 	}
 	for _, re := range secretPatterns {
@@ -112,7 +133,22 @@ type maskHandler struct {
 	fields bool
 }
 
-var _ runtime.EventFielder = (*maskHandler)(nil)
+var (
+	_ runtime.EventFielder = (*maskHandler)(nil)
+	_ runtime.EventLiner   = (*maskHandler)(nil)
+)
+
+// LogEventLine implements runtime.EventLiner: an event line with nothing
+// to mask goes to a text inner handler in two parts; the JSON format
+// (with the event's fields) and a line that may hold a secret take the
+// slog path.
+func (h *maskHandler) LogEventLine(level slog.Level, typ, msg string) bool {
+	el, ok := h.inner.(runtime.EventLiner)
+	if !ok || h.fields || mayHoldSecret(typ) || mayHoldSecret(msg) {
+		return false
+	}
+	return el.LogEventLine(level, typ, msg)
+}
 
 // EventFields implements runtime.EventFielder.
 func (h *maskHandler) EventFields() bool { return h.fields }

@@ -97,3 +97,40 @@ func TestNewLogHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestEventLine: the text handler writes an event line from its type and
+// message (runtime.EventLiner) exactly as the slog path writes the joined
+// message, declines a line that may hold a secret (the slog path masks
+// it), and declines in the JSON format (which adds the event's fields).
+func TestEventLine(t *testing.T) {
+	var viaSlog, viaLiner bytes.Buffer
+	hs, err := NewLogHandler(&viaSlog, runtime.LevelDebug, "text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl, _ := NewLogHandler(&viaLiner, runtime.LevelDebug, "text")
+	gate := runtime.NewLevelGate(hl, runtime.LevelNotice)
+	slog.New(hs).Log(t.Context(), runtime.LevelWarning, "+odown master mym 127.0.0.1 6379 #quorum 2/2")
+	if !gate.LogEventLine(runtime.LevelWarning, "+odown", "master mym 127.0.0.1 6379 #quorum 2/2") {
+		t.Fatal("text handler declined a plain event line")
+	}
+	// Lines start with the pid and a time stamp (to the millisecond).
+	strip := func(s string) string { return s[strings.Index(s, ":X ")+len(":X 02 Jan 2006 15:04:05.000"):] }
+	if got, want := strip(viaLiner.String()), strip(viaSlog.String()); got != want {
+		t.Errorf("event line %q, slog line %q", got, want)
+	}
+	viaLiner.Reset()
+	if !gate.LogEventLine(runtime.LevelVerbose, "+reboot", "master mym 127.0.0.1 6379") || viaLiner.Len() != 0 {
+		t.Errorf("a line under the gate's level: handled false or written %q", viaLiner.String())
+	}
+	if gate.LogEventLine(runtime.LevelNotice, "+set", "master mym 127.0.0.1 6379 auth-pass s3cret") {
+		t.Error("a line with a secret was written without masking")
+	}
+	if gate.LogEventLine(runtime.LevelNotice, "+set", "master mym 127.0.0.1 6379 AUTH-USER x") {
+		t.Error("a line that names a user (ACL rules) was written without masking")
+	}
+	hj, _ := NewLogHandler(&viaLiner, runtime.LevelDebug, "json")
+	if runtime.NewLevelGate(hj, runtime.LevelDebug).LogEventLine(runtime.LevelNotice, "+sdown", "master mym 127.0.0.1 6379") {
+		t.Error("the JSON handler took an event line without its fields")
+	}
+}

@@ -34,6 +34,19 @@ func (g *LevelGate) Handle(ctx context.Context, r slog.Record) error {
 	return g.inner.Handle(ctx, r)
 }
 
+// LogEventLine implements [EventLiner]: it passes the line to the inner
+// handler when that is one and the level is enabled.
+func (g *LevelGate) LogEventLine(level slog.Level, typ, msg string) bool {
+	el, ok := g.inner.(EventLiner)
+	if !ok {
+		return false
+	}
+	if !g.Enabled(context.Background(), level) {
+		return true
+	}
+	return el.LogEventLine(level, typ, msg)
+}
+
 // WithAttrs keeps the gate over the inner handler's WithAttrs.
 func (g *LevelGate) WithAttrs(as []slog.Attr) slog.Handler {
 	return &LevelGate{inner: g.inner.WithAttrs(as), level: g.level}

@@ -77,8 +77,12 @@ func (r *Runtime) logEvent(e core.Emit) {
 	if !r.log.Enabled(ctx, level) {
 		return
 	}
+	h := r.log.Handler()
+	if el, ok := h.(EventLiner); ok && el.LogEventLine(level, e.Type, e.Msg) {
+		return
+	}
 	msg := e.Type + " " + e.Msg
-	if h, ok := r.log.Handler().(EventFielder); ok && h.EventFields() {
+	if h, ok := h.(EventFielder); ok && h.EventFields() {
 		attrs := EventInfoOf(e).Attrs()
 		args := make([]any, len(attrs))
 		for i, a := range attrs {

@@ -85,63 +85,92 @@ func (s *Server) Publish(channel, message string) int {
 	if len(message) > MaxEventLen {
 		message = message[:MaxEventLen]
 	}
-	type target struct {
-		c       *client
-		pattern string
-	}
-	var targets []target
+	// The targets and the encoded messages live in a pooled scratch:
+	// deliver copies a message into the client's queue, so nothing of it
+	// outlives the call. An event storm (SENTINEL RESET * of hundreds of
+	// masters) publishes hundreds of ~1 KiB messages per step, and
+	// encoding each into a new slice was one of the larger sources of
+	// garbage in that load.
+	ps := pubScratchPool.Get().(*pubScratch)
 	s.ps.mu.RLock()
 	for c := range s.ps.channels[channel] {
-		targets = append(targets, target{c: c})
+		ps.targets = append(ps.targets, pubTarget{c: c})
 	}
 	for pat, set := range s.ps.patterns {
 		if glob.Match(pat, channel, false) {
 			for c := range set {
-				targets = append(targets, target{c: c, pattern: pat})
+				ps.targets = append(ps.targets, pubTarget{c: c, pattern: pat})
 			}
 		}
 	}
 	s.ps.mu.RUnlock()
-	var enc2, enc3, penc2, penc3 map[string][]byte
-	for _, t := range targets {
-		proto := t.c.protocol()
-		var msg []byte
-		if t.pattern == "" {
-			msg = encodeMessage(&enc2, &enc3, proto, "", channel, message)
-		} else {
-			msg = encodeMessage(&penc2, &penc3, proto, t.pattern, channel, message)
-		}
-		t.c.deliver(msg)
+	n := len(ps.targets)
+	for _, t := range ps.targets {
+		t.c.deliver(ps.encode(t.c.protocol(), t.pattern, channel, message))
 	}
-	return len(targets)
+	ps.reset()
+	return n
 }
 
-// encodeMessage renders (and caches per protocol and pattern) a message or
-// pmessage push.
-func encodeMessage(cache2, cache3 *map[string][]byte, proto int, pattern, channel, message string) []byte {
-	cache := cache2
-	if proto == resp.RESP3 {
-		cache = cache3
+// pubTarget is one delivery of a Publish: a client, and the pattern it
+// matched ("" for a channel subscription).
+type pubTarget struct {
+	c       *client
+	pattern string
+}
+
+// pubScratch is the working memory of one Publish.
+type pubScratch struct {
+	targets []pubTarget
+	encs    []pubEncoding
+	buf     []byte
+}
+
+// pubEncoding is the span of pubScratch.buf that holds the message
+// encoded for one protocol and pattern.
+type pubEncoding struct {
+	proto      int
+	pattern    string
+	start, end int
+}
+
+var pubScratchPool = sync.Pool{New: func() any { return new(pubScratch) }}
+
+// encode returns the message or pmessage push for proto and pattern,
+// encoding it on first use; the slice is valid until the next encode.
+func (ps *pubScratch) encode(proto int, pattern, channel, message string) []byte {
+	for _, e := range ps.encs {
+		if e.proto == proto && e.pattern == pattern {
+			return ps.buf[e.start:e.end]
+		}
 	}
-	if *cache == nil {
-		*cache = map[string][]byte{}
-	}
-	if b, ok := (*cache)[pattern]; ok {
-		return b
-	}
-	var b []byte
+	start := len(ps.buf)
+	b := ps.buf
 	if pattern == "" {
-		b = resp.AppendPushLen(nil, 3, proto)
+		b = resp.AppendPushLen(b, 3, proto)
 		b = resp.AppendBulkString(b, "message")
 	} else {
-		b = resp.AppendPushLen(nil, 4, proto)
+		b = resp.AppendPushLen(b, 4, proto)
 		b = resp.AppendBulkString(b, "pmessage")
 		b = resp.AppendBulkString(b, pattern)
 	}
 	b = resp.AppendBulkString(b, channel)
 	b = resp.AppendBulkString(b, message)
-	(*cache)[pattern] = b
-	return b
+	ps.buf = b
+	ps.encs = append(ps.encs, pubEncoding{proto: proto, pattern: pattern, start: start, end: len(b)})
+	return b[start:]
+}
+
+// reset empties ps and returns it to the pool unless it grew large (many
+// subscribers or patterns: left to the collector).
+func (ps *pubScratch) reset() {
+	clear(ps.targets) // no client kept alive by the pool
+	clear(ps.encs)
+	ps.targets, ps.encs, ps.buf = ps.targets[:0], ps.encs[:0], ps.buf[:0]
+	if cap(ps.targets) > 1024 || cap(ps.encs) > 64 || cap(ps.buf) > 64<<10 {
+		return
+	}
+	pubScratchPool.Put(ps)
 }
 
 // subscribeReply renders "subscribe"/"psubscribe"/"unsubscribe"... replies.

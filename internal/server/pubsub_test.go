@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -93,4 +95,57 @@ func TestRevokedChannelKillsSubscriber(t *testing.T) {
 	c.expectClosed()
 	other.send("PING\r\n")
 	other.expect("*2\r\n$4\r\npong\r\n$0\r\n\r\n")
+}
+
+// TestPublishGarbage: Publish encodes into pooled memory (the queue
+// copies the message), so an event storm does not make a new ~1 KiB slice
+// per message and protocol. Before, a 1023-byte event to a RESP2 channel
+// subscriber, a RESP2 pattern subscriber and a RESP3 pattern subscriber
+// allocated ~5 KiB per Publish (three encodings grown by appending, their
+// cache maps and the target list).
+func TestPublishGarbage(t *testing.T) {
+	s, addr, _ := startServer(t, Config{})
+	c2 := dial(t, addr)
+	c2.send("SUBSCRIBE +reset-master\r\nPSUBSCRIBE *\r\n")
+	c2.expect("*3\r\n$9\r\nsubscribe\r\n$13\r\n+reset-master\r\n:1\r\n*3\r\n$10\r\npsubscribe\r\n$1\r\n*\r\n:2\r\n")
+	c3 := dial(t, addr)
+	c3.send("HELLO 3\r\n")
+	if v := c3.value(); v.Kind != resp.KindMap {
+		t.Fatalf("HELLO 3 = %v", v)
+	}
+	if v := c3.do("PSUBSCRIBE", "*"); v.Kind != resp.KindPush {
+		t.Fatalf("RESP3 psubscribe reply kind %v, want push", v.Kind)
+	}
+	msg := "master " + strings.Repeat("x", MaxEventLen-len("master "))
+	const n = 200
+	chLen := len("*3\r\n$7\r\nmessage\r\n$13\r\n+reset-master\r\n$1023\r\n\r\n") + MaxEventLen
+	patLen := len("*4\r\n$8\r\npmessage\r\n$1\r\n*\r\n$13\r\n+reset-master\r\n$1023\r\n\r\n") + MaxEventLen
+	want := []int64{n * int64(chLen+patLen), n * int64(patLen)} // c2, c3 (RESP3 push: same length)
+	done := make(chan error, 2)
+	for i, c := range []*testConn{c2, c3} {
+		go func() {
+			got, err := io.CopyN(io.Discard, c.conn, want[i])
+			if err != nil {
+				err = fmt.Errorf("subscriber %d read %d of %d bytes: %w", i, got, want[i], err)
+			}
+			done <- err
+		}()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		if got := s.Publish("+reset-master", msg); got != 3 {
+			t.Fatalf("Publish delivered %d, want 3", got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	// Both subscribers received every message.
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 512 {
+		t.Fatalf("Publish allocated %d bytes per 1023-byte event to 3 subscribers, want at most 512", per)
+	}
 }

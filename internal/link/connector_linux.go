@@ -1,0 +1,308 @@
+//go:build linux
+
+package link
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// connector waits for the non-blocking connects of a Manager's links in
+// one goroutine (epoll), so that a link has a goroutine only once its
+// socket is connected, as redis-sentinel connects from its event loop
+// (anetTcpNonBlockConnect). A link whose connect fails (a refused port, a
+// host that does not answer) never had one: each SENTINEL RESET * of
+// hundreds of masters redials every link at once, and one goroutine per
+// dial (8 KiB and more of stack while it dials) was a good part of the
+// peak memory of that load (docs/security.md, "Memory per client").
+//
+// Only addresses given as IP literals take this path (hostnames, zoned
+// IPv6 addresses and a bind-source-addr of the other family dial through
+// net.Dialer in the link's goroutine, as before).
+type connector struct {
+	mu      sync.Mutex
+	epfd    int // -1 until first use
+	evfd    int // eventfd: wakes the waiter (cancel)
+	next    uint32
+	pending map[uint32]*pendingConnect
+	running bool // the waiter goroutine runs
+}
+
+// pendingConnect is one connect under way.
+type pendingConnect struct {
+	c         *conn
+	fd        int
+	raddr     *net.TCPAddr
+	deadline  time.Time
+	cancelled bool // fail was called: close without waiting
+}
+
+// wakeToken is the epoll token of the eventfd; connects have others.
+const wakeToken = 0
+
+// startConnect starts c's connect without a goroutine when it can and
+// reports whether it did; otherwise the caller starts c.run. m.mu is
+// held and the Manager is not shut down.
+func (m *Manager) startConnect(c *conn) bool {
+	ap, err := netip.ParseAddrPort(c.addr)
+	if err != nil || ap.Addr().Zone() != "" {
+		return false
+	}
+	dst := ap.Addr().Unmap()
+	var src netip.Addr
+	if m.cfg.SourceIP != "" {
+		if ip := net.ParseIP(m.cfg.SourceIP); ip != nil {
+			src, _ = netip.AddrFromSlice(ip)
+			src = src.Unmap()
+			if src.Is4() != dst.Is4() {
+				return false
+			}
+		}
+	}
+	family := unix.AF_INET6
+	if dst.Is4() {
+		family = unix.AF_INET
+	}
+	cn := &m.cn
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if !cn.init() {
+		return false
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return false
+	}
+	if src.IsValid() {
+		if err := unix.Bind(fd, sockaddr(src, 0)); err != nil {
+			_ = unix.Close(fd)
+			return false
+		}
+	}
+	switch err := unix.Connect(fd, sockaddr(dst, ap.Port())); err {
+	case nil, unix.EINPROGRESS, unix.EINTR:
+	default:
+		// Failed at once: the goroutine path dials again and reports
+		// the error (rare: no route, no source address).
+		_ = unix.Close(fd)
+		return false
+	}
+	cn.next++
+	if cn.next == wakeToken {
+		cn.next++
+	}
+	tok := cn.next
+	ev := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(tok)}
+	if err := unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		_ = unix.Close(fd)
+		return false
+	}
+	cn.pending[tok] = &pendingConnect{
+		c:        c,
+		fd:       fd,
+		raddr:    net.TCPAddrFromAddrPort(netip.AddrPortFrom(dst, ap.Port())),
+		deadline: time.Now().Add(m.cfg.DialTimeout),
+	}
+	// c is not yet visible to any other goroutine but through m.conns,
+	// whose lock the caller holds.
+	c.cancelDial = func() { m.cancelConnect(tok) }
+	if !cn.running {
+		cn.running = true
+		m.wg.Add(1)
+		go m.waitConnects()
+	}
+	return true
+}
+
+// init creates the epoll instance and the eventfd on first use; cn.mu is
+// held.
+func (cn *connector) init() bool {
+	if cn.pending != nil {
+		return true
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		_ = unix.Close(epfd)
+		return false
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeToken}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		_ = unix.Close(epfd)
+		_ = unix.Close(evfd)
+		return false
+	}
+	cn.epfd, cn.evfd = epfd, evfd
+	cn.pending = make(map[uint32]*pendingConnect)
+	return true
+}
+
+// close releases the epoll instance; no connect is pending (Shutdown,
+// after the waiter returned).
+func (cn *connector) close() {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.pending == nil {
+		return
+	}
+	_ = unix.Close(cn.epfd)
+	_ = unix.Close(cn.evfd)
+	cn.pending = nil
+}
+
+// cancelConnect is the cancelDial of a pending connect: the waiter closes
+// the socket and finishes the link. It may be called with c.mu held.
+func (m *Manager) cancelConnect(tok uint32) {
+	cn := &m.cn
+	cn.mu.Lock()
+	p := cn.pending[tok]
+	if p == nil || p.cancelled {
+		cn.mu.Unlock()
+		return
+	}
+	p.cancelled = true
+	evfd := cn.evfd
+	cn.mu.Unlock()
+	one := [8]byte{1}
+	_, _ = unix.Write(evfd, one[:]) // little-endian 1 (amd64, arm64)
+}
+
+// waitConnects is the waiter: it hands each connected socket to a new
+// goroutine of its link (runConnected) and fails the others, until no
+// connect is pending.
+func (m *Manager) waitConnects() {
+	defer m.wg.Done()
+	cn := &m.cn
+	var events [64]unix.EpollEvent
+	var due []*pendingConnect
+	for {
+		// Cancelled and timed-out connects first; the next deadline
+		// bounds the wait.
+		now := time.Now()
+		next := now.Add(time.Hour)
+		cn.mu.Lock()
+		if len(cn.pending) == 0 {
+			cn.running = false
+			cn.mu.Unlock()
+			return
+		}
+		due = due[:0]
+		for tok, p := range cn.pending {
+			if p.cancelled || !now.Before(p.deadline) {
+				delete(cn.pending, tok)
+				_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+				due = append(due, p)
+			} else if p.deadline.Before(next) {
+				next = p.deadline
+			}
+		}
+		epfd, evfd := cn.epfd, cn.evfd
+		cn.mu.Unlock()
+		for i, p := range due {
+			due[i] = nil
+			var err error = &net.OpError{Op: "dial", Net: "tcp", Addr: p.raddr, Err: os.ErrDeadlineExceeded}
+			if p.cancelled {
+				err = errors.New("connect cancelled")
+			}
+			m.connectDone(p, err)
+		}
+		if len(due) > 0 {
+			continue
+		}
+		wait := int(time.Until(next)/time.Millisecond) + 1
+		n, err := unix.EpollWait(epfd, events[:], wait)
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			// Cannot happen with a valid epoll fd; fail every connect
+			// rather than spin.
+			m.failConnects(fmt.Errorf("epoll_wait: %w", err))
+			continue
+		}
+		for _, ev := range events[:n] {
+			tok := uint32(ev.Fd)
+			if tok == wakeToken {
+				var b [8]byte
+				_, _ = unix.Read(evfd, b[:])
+				continue
+			}
+			cn.mu.Lock()
+			p := cn.pending[tok]
+			if p != nil {
+				delete(cn.pending, tok)
+				_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+			}
+			cn.mu.Unlock()
+			if p == nil {
+				continue
+			}
+			var err error
+			if p.cancelled {
+				err = errors.New("connect cancelled")
+			} else if soerr, gerr := unix.GetsockoptInt(p.fd, unix.SOL_SOCKET, unix.SO_ERROR); gerr != nil {
+				err = &net.OpError{Op: "dial", Net: "tcp", Addr: p.raddr, Err: os.NewSyscallError("getsockopt", gerr)}
+			} else if soerr != 0 {
+				err = &net.OpError{Op: "dial", Net: "tcp", Addr: p.raddr, Err: os.NewSyscallError("connect", unix.Errno(soerr))}
+			}
+			m.connectDone(p, err)
+		}
+	}
+}
+
+// failConnects fails every pending connect with err.
+func (m *Manager) failConnects(err error) {
+	cn := &m.cn
+	cn.mu.Lock()
+	var all []*pendingConnect
+	for tok, p := range cn.pending {
+		delete(cn.pending, tok)
+		_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+		all = append(all, p)
+	}
+	cn.mu.Unlock()
+	for _, p := range all {
+		m.connectDone(p, err)
+	}
+}
+
+// connectDone ends a pending connect: with err, the socket is closed and
+// the link finishes (Closed, unless the caller closed it); connected, the
+// socket goes to the Go poller and the link gets its goroutine.
+func (m *Manager) connectDone(p *pendingConnect, err error) {
+	c := p.c
+	_ = c.setCancel(nil)
+	if err == nil {
+		f := os.NewFile(uintptr(p.fd), "")
+		var nc net.Conn
+		nc, err = net.FileConn(f) // a dup registered with the poller
+		_ = f.Close()
+		if err == nil {
+			go c.runConnected(nc, p.deadline) // m.wg.Done when it ends
+			return
+		}
+	} else {
+		_ = unix.Close(p.fd)
+	}
+	c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
+	c.finish()
+	m.wg.Done()
+}
+
+// sockaddr converts an address and port.
+func sockaddr(a netip.Addr, port uint16) unix.Sockaddr {
+	if a.Is4() {
+		return &unix.SockaddrInet4{Port: int(port), Addr: a.As4()}
+	}
+	return &unix.SockaddrInet6{Port: int(port), Addr: a.As16()}
+}
