@@ -19,6 +19,9 @@ func TestRawPathAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures allocations over many round trips")
 	}
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	_, addr, _ := startServer(t, Config{})
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
