@@ -2,7 +2,19 @@
 
 package link
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
+
+// Both calls below are made with syscall.RawSyscall, without the
+// scheduler's entersyscall/exitsyscall: a recv with MSG_DONTWAIT or a
+// write on a non-blocking socket never blocks, so there is nothing to
+// hand off, and entersyscall wakes the runtime's sysmon thread into 20 µs
+// polling whenever it was asleep (docs/decisions.md 24 and 32; the client
+// port's reads and writes already avoid it). A runtime loop that writes
+// to hundreds of links per second kept sysmon awake on an otherwise idle
+// sentinel.
 
 // canPeek says whether peekEmpty and writeFD work here.
 const canPeek = true
@@ -13,25 +25,31 @@ const canPeek = true
 func peekEmpty(fd uintptr) bool {
 	var b [1]byte
 	for {
-		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		if err == syscall.EINTR {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		if e == syscall.EINTR {
 			continue
 		}
-		return err == syscall.EAGAIN || err == syscall.EWOULDBLOCK
+		return e == syscall.EAGAIN || e == syscall.EWOULDBLOCK
 	}
 }
 
 // writeFD makes one non-blocking write of b on the socket fd. A full
 // socket (EAGAIN) is not an error: n is then 0.
 func writeFD(fd uintptr, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
 	for {
-		n, err := syscall.Write(int(fd), b)
-		if err == syscall.EINTR {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch e {
+		case 0:
+			return int(n), nil
+		case syscall.EINTR:
 			continue
-		}
-		if err == syscall.EAGAIN || err == syscall.EWOULDBLOCK {
+		case syscall.EAGAIN:
 			return 0, nil
 		}
-		return max(n, 0), err
+		return 0, e
 	}
 }

@@ -35,6 +35,7 @@ type client struct {
 	id      int64
 	conn    net.Conn
 	rc      syscall.RawConn // plain TCP/Unix socket: the raw read path (rawread.go); nil otherwise
+	rw      rawWriter       // writeConn's callback and its arguments (rawwrite.go)
 	fd      int
 	addr    string
 	laddr   string
