@@ -9,21 +9,26 @@ import (
 const testMyID = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 // newTestCore returns a started core watching "mym" at 127.0.0.1:6379
-// with quorum 2, one known replica and two known sentinels.
-func newTestCore(t testing.TB) *Sentinel {
+// with quorum 2, one known replica and two known sentinels; tweaks change
+// the master's configuration before the core starts.
+func newTestCore(t testing.TB, tweaks ...func(*MasterConfig)) *Sentinel {
 	t.Helper()
+	mc := MasterConfig{
+		Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2,
+		KnownReplicas: []Addr{{Host: "127.0.0.1", Port: 6380}},
+		KnownSentinels: []KnownSentinel{
+			{Addr: Addr{Host: "127.0.0.1", Port: 26380}, RunID: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"},
+			{Addr: Addr{Host: "127.0.0.1", Port: 26381}, RunID: "cccccccccccccccccccccccccccccccccccccccc"},
+		},
+	}
+	for _, f := range tweaks {
+		f(&mc)
+	}
 	s, err := New(Config{
 		State: State{
 			MyID:                testMyID,
 			DenyScriptsReconfig: true,
-			Masters: []MasterConfig{{
-				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 2,
-				KnownReplicas: []Addr{{Host: "127.0.0.1", Port: 6380}},
-				KnownSentinels: []KnownSentinel{
-					{Addr: Addr{Host: "127.0.0.1", Port: 26380}, RunID: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"},
-					{Addr: Addr{Host: "127.0.0.1", Port: 26381}, RunID: "cccccccccccccccccccccccccccccccccccccccc"},
-				},
-			}},
+			Masters:             []MasterConfig{mc},
 		},
 		Port: 26379,
 	}, rand.New(rand.NewPCG(1, 2)))

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"math/rand/v2"
 	"testing"
 )
 
@@ -9,27 +8,9 @@ import (
 // deployment of sim finding F12 (down-after 1000, failover-timeout 3000).
 func newQuorumOneCore(t *testing.T) *Sentinel {
 	t.Helper()
-	s, err := New(Config{
-		State: State{
-			MyID:                testMyID,
-			DenyScriptsReconfig: true,
-			Masters: []MasterConfig{{
-				Name: "mym", Addr: Addr{Host: "127.0.0.1", Port: 6379}, Quorum: 1,
-				DownAfter: 1000, FailoverTimeout: 3000,
-				KnownReplicas: []Addr{{Host: "127.0.0.1", Port: 6380}},
-				KnownSentinels: []KnownSentinel{
-					{Addr: Addr{Host: "127.0.0.1", Port: 26380}, RunID: peerB},
-					{Addr: Addr{Host: "127.0.0.1", Port: 26381}, RunID: peerC},
-				},
-			}},
-		},
-		Port: 26379,
-	}, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	s.Step(0, Tick{})
-	return s
+	return newTestCore(t, func(mc *MasterConfig) {
+		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 1000, 3000
+	})
 }
 
 // TestVoterFloorAfterReset (docs/core.md decision 33, sim finding F12): a
