@@ -28,6 +28,7 @@ type labFlags struct {
 	report    string
 	smoke     bool
 	keep      bool
+	keepAll   bool
 	parallel  int
 	list      bool
 	goBin     string
@@ -73,6 +74,7 @@ Ctrl-C or SIGTERM tears every lab down.`,
 	fl.StringVar(&f.report, "report", "", "Markdown file whose scorecard section is regenerated (e.g. docs/reliability.md)")
 	fl.BoolVar(&f.smoke, "smoke", false, "the smoke set (A1 A3 C1 C3 D1 E2), one run each unless --runs")
 	fl.BoolVar(&f.keep, "keep", false, "keep a failed run's lab directory (logs, configs)")
+	fl.BoolVar(&f.keepAll, "keep-all", false, "keep every run's lab directory, passed or failed (for analysing a figure of a run that passed)")
 	fl.IntVar(&f.parallel, "parallel", 1, "labs at once (1 for measured runs on a 2-core machine)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.goBin, "gosentinel-bin", "", "use this gosentinel binary instead of building one")
@@ -143,7 +145,7 @@ func runLab(ctx context.Context, out, errOut io.Writer, f labFlags) error {
 		level = slog.LevelDebug
 	}
 	opts := faultlab.Options{Patterns: pats, Kinds: kinds, Runs: f.runs, Seed: f.seed, Out: f.out, Smoke: f.smoke,
-		Keep: f.keep, Parallel: f.parallel, GoBin: f.goBin, Progress: out,
+		Keep: f.keep, KeepAll: f.keepAll, Parallel: f.parallel, GoBin: f.goBin, Progress: out,
 		Log: slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))}
 	sum, err := faultlab.Run(ctx, opts)
 	if sum != nil {

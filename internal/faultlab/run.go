@@ -38,6 +38,9 @@ type Options struct {
 	Smoke bool
 	// Keep keeps a failed run's lab directory (logs, configs, data).
 	Keep bool
+	// KeepAll keeps every run's lab directory, passed or failed, with
+	// its checker input (to analyse a figure of a run that passed).
+	KeepAll bool
 	// Parallel is how many labs run at once (default 1: measured runs
 	// should not compete for the 2 cores of this machine).
 	Parallel int
@@ -268,7 +271,7 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 		ph.mark("teardown")
 	}()
 	in := execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
-	if !r.Pass && opts.Keep {
+	if (!r.Pass && opts.Keep) || opts.KeepAll {
 		keep = true
 		r.LabDir = labDir
 		if in != nil {
