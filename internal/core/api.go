@@ -63,8 +63,8 @@ type MasterView struct {
 	// +switch-master of a followed switch is published when they change).
 	ShownAddr        Addr
 	ShownCurrentAddr Addr
-	Quorum      int
-	ConfigEpoch uint64
+	Quorum           int
+	ConfigEpoch      uint64
 	// Leader and LeaderEpoch are our vote for this master.
 	Leader      string
 	LeaderEpoch uint64
