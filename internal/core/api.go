@@ -54,10 +54,17 @@ func (f FailoverState) String() string {
 // tests.
 type MasterView struct {
 	Name        string
-	Addr        Addr // configured address (changes only at +switch-master)
-	CurrentAddr Addr // what GET-MASTER-ADDR-BY-NAME returns (promoted replica once RECONF_SLAVES)
-	Quorum      int
-	ConfigEpoch uint64
+	Addr        Addr // configured address, live (changes at a switch)
+	CurrentAddr Addr // the live current address (promoted replica once RECONF_SLAVES)
+	// ShownAddr and ShownCurrentAddr are what replies show (SENTINEL
+	// MASTER, GET-MASTER-ADDR-BY-NAME): Addr and CurrentAddr, except
+	// while a config epoch change is not saved, when they are the
+	// address on disk (docs/core.md decisions 31 and 34: the
+	// +switch-master of a followed switch is published when they change).
+	ShownAddr        Addr
+	ShownCurrentAddr Addr
+	Quorum           int
+	ConfigEpoch      uint64
 	// Leader and LeaderEpoch are our vote for this master.
 	Leader      string
 	LeaderEpoch uint64

@@ -81,6 +81,7 @@ func TestEpochPoisoningHello(t *testing.T) {
 			// PUBLISH on our port: the unauthenticated path (a hello on a
 			// master's channel is processed by the same code).
 			_, effs := request(s, 100, 1, "PUBLISH", HelloChannel, tt.payload)
+			effs = andSaved(s, 100, effs) // a followed switch is published once saved
 			if got := emitTypes(effs); got != tt.events {
 				t.Fatalf("events %q, want %q", got, tt.events)
 			}

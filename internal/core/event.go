@@ -41,10 +41,12 @@ func (s *Sentinel) newEmit(level Level, typ string, i *instance, sub *Subject, d
 }
 
 // emitEvent emits a Sentinel event and queues the master's notification
-// script for warnings about an instance. Once revealEvent held an event of
-// a master in this step, the later events of that master in the same step
-// are held behind it (the step's order is kept; events of later steps are
-// not held, their At tells when they happened).
+// script for warnings about an instance. Once revealEvent or adoptConfig
+// held an event of a master in this step, the later events of that master
+// in the same step are held behind it (the step's order is kept; events
+// of later steps are not held, their At tells when they happened, and
+// replies that reveal them, such as a vote's down state, are not held
+// either).
 func (s *Sentinel) emitEvent(level Level, typ string, i *instance, sub *Subject, detail string) {
 	e := s.newEmit(level, typ, i, sub, detail)
 	if h := s.persist.holdMaster; (h != nil && i != nil && i.masterOf() == h) || (typ == "+new-epoch" && s.newEpochHeld()) || s.flagChangeHeld(typ, i) {
@@ -84,6 +86,32 @@ func (s *Sentinel) revealEvent(level Level, typ string, i *instance, msg string)
 // if the Persist fails (e itself: published anyway).
 func (s *Sentinel) holdEvent(e Emit, fail Effect, i *instance) {
 	s.persist.held = append(s.persist.held, heldEffect{need: s.persist.needSeq, eff: e, fail: fail, event: i})
+}
+
+// holdUntilShown is called before a +switch-master of m (and adoptConfig's
+// +config-update-from). While m's config epoch change is not saved, replies
+// show the address on disk (shown.go), so from here on the events of m in
+// this step are held; heldUntilSaved then keeps the switch held until the
+// replies show the new address (docs/core.md decision 34).
+func (s *Sentinel) holdUntilShown(m *instance) {
+	if s.configUnsaved(m) {
+		s.persist.holdMaster = m
+	}
+}
+
+// heldUntilSaved marks the held +config-update-from and +switch-master of
+// master m to stay held until m's config is saved, across failed Persists
+// and later adoptions (persist.go onPersistDone): until then replies show
+// the previous address (shown.go), and an event telling clients to switch
+// would send them to a sentinel that answers with the old master.
+func (s *Sentinel) heldUntilSaved(m *instance) {
+	for k := range s.persist.held {
+		if h := &s.persist.held[k]; h.event != nil && h.event.masterOf() == m {
+			if e, ok := h.eff.(Emit); ok && (e.Type == "+config-update-from" || e.Type == "+switch-master") {
+				h.untilSaved = true
+			}
+		}
+	}
 }
 
 // newEpochHeld reports whether a +new-epoch is held.

@@ -362,8 +362,10 @@ func (s *Sentinel) switchToPromoted(m *instance) {
 	if m.m.promoted != nil {
 		ref = m.m.promoted
 	}
+	s.holdUntilShown(m) // the promotion's config epoch may not be saved yet
 	s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d", m.name,
 		s.announceHost(m.addr), m.addr.Port, s.announceHost(ref.addr), ref.addr.Port))
+	s.heldUntilSaved(m)
 	s.resetMasterAndChangeAddress(m, ref.addr.Host, ref.addr.Port)
 }
 

@@ -118,9 +118,18 @@ func (s *Sentinel) adoptConfig(m, si *instance, h hello) {
 	}
 	s.setConfigEpoch(m, h.configEpoch) // shown once saved (shown.go)
 	if h.masterPort != m.addr.Port || !addrEqualsHost(m.addr, h.masterIP, m.addr.Port) {
+		// Our replies show the new address once the adopted epoch is
+		// saved (shown.go), so the events that tell clients to switch
+		// wait for the same save, and the events of m that follow in
+		// this step wait behind them (event.go; docs/core.md decision
+		// 34): a client that asked GET-MASTER-ADDR-BY-NAME on
+		// +switch-master got the old master back and stayed there
+		// (go-redis, fault lab C3).
+		s.holdUntilShown(m)
 		s.eventAt(LevelWarning, "+config-update-from", si, "")
 		s.event(LevelWarning, "+switch-master", m, fmt.Sprintf("%s %s %d %s %d",
 			m.name, s.announceHost(m.addr), m.addr.Port, h.masterIP, h.masterPort))
+		s.heldUntilSaved(m)
 		old := m.addr
 		if s.resetMasterAndChangeAddress(m, h.masterIP, h.masterPort) {
 			s.clientReconfScript(m, "observer", old, m.addr)

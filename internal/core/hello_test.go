@@ -69,6 +69,7 @@ func TestHelloProcessing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestCore(t)
 			resp, effs := request(s, 100, 1, "PUBLISH", HelloChannel, tt.payload)
+			effs = andSaved(s, 100, effs) // a followed switch is published once saved
 			if len(resp) != 1 || resp[0].Value.Int != 1 {
 				t.Fatalf("PUBLISH reply %v", resp)
 			}
@@ -161,6 +162,7 @@ func TestNewerConfigSupersedesOurFailover(t *testing.T) {
 				t.Fatalf("setup: shown %d", s.currentMasterAddr(m).Port)
 			}
 			_, effs := request(s, 100, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 3, "127.0.0.1", tt.port, 3))
+			effs = andSaved(s, 100, effs) // a followed switch is published once saved
 			if got := emitTypes(effs); got != tt.events {
 				t.Fatalf("events %q, want %q", got, tt.events)
 			}

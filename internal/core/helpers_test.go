@@ -64,3 +64,15 @@ func seeMasterDown(s *Sentinel) {
 	m.flags |= fSDown
 	m.sdownSince = s.now
 }
+
+// andSaved answers the Persist in effs, and every one that follows, with
+// success at now, and returns effs with what that released appended.
+func andSaved(s *Sentinel, now Millis, effs []Effect) []Effect {
+	for _, p := range effectsOf[Persist](effs) {
+		effs = append(effs, s.Step(now, PersistDone{Seq: p.Seq})...)
+	}
+	for s.persist.inflight != 0 {
+		effs = append(effs, s.Step(now, PersistDone{Seq: s.persist.inflight})...)
+	}
+	return effs
+}

@@ -43,6 +43,11 @@ type heldEffect struct {
 	// event is the instance of a held Emit (event.go), for the
 	// notification script queued when it is published; nil otherwise.
 	event *instance
+	// untilSaved keeps the event held until the replies show the
+	// master's latest config (a followed +switch-master: replies show
+	// the new address only once it is on disk, shown.go; hello.go
+	// adoptConfig), across failed Persists and later adoptions.
+	untilSaved bool
 }
 
 // markDirty records a change of persisted state (sentinelFlushConfig).
@@ -116,9 +121,24 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 		p.tookNext = (p.tookNext + 1) % persistSamples
 	}
 	keep := p.held[:0:0]
+	var blocked map[*instance]bool // masters with a held event kept
 	for _, h := range p.held {
-		if h.need > e.Seq {
+		var m *instance
+		if h.event != nil {
+			m = h.event.masterOf()
+		}
+		if h.need > e.Seq || blocked[m] || (h.untilSaved && s.configUnsaved(m)) {
+			// Not covered yet, behind a kept event of the same master
+			// (a master's events leave in order), or a followed switch
+			// whose address the replies do not show yet (a later
+			// adoption still unsaved, or this save failed).
 			keep = append(keep, h)
+			if m != nil {
+				if blocked == nil {
+					blocked = map[*instance]bool{}
+				}
+				blocked[m] = true
+			}
 			continue
 		}
 		out := h.eff

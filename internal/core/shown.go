@@ -19,9 +19,11 @@ package core
 //   - INFO sentinel: the masterN address.
 //
 // Hellos, IS-MASTER-DOWN-BY-ADDR and the SLAVEOF transactions are held
-// until the Persist anyway (persist.go); events (+promoted-slave,
-// +switch-master) name no config epoch and leave at once. The accessors
-// for the runtime and the simulator (Masters, Master) show the live state.
+// until the Persist anyway (persist.go); so are the +config-update-from and
+// +switch-master of a switch followed from a hello (hello.go adoptConfig,
+// decision 34), which clients act on by asking for the address. Our own
+// +switch-master and +promoted-slave leave at once. The accessors for the
+// runtime and the simulator (Masters, Master) show the live state.
 
 // shownConfig is a master's config epoch and address as last saved.
 type shownConfig struct {

@@ -95,9 +95,11 @@ func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
 	if got := shownView(t, s, now+20); got != before {
 		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
 	}
-	s.Step(now+30, PersistDone{Seq: ps[0].Seq})
-	// (With no other replica to reconfigure, the failover ended in the
-	// same step: +switch-master.)
+	// With no other replica to reconfigure, the failover ended in the
+	// same step; its +switch-master waits for the save too (decision 34).
+	if effs := s.Step(now+30, PersistDone{Seq: ps[0].Seq}); emitTypes(effs) != "+switch-master +slave" {
+		t.Fatalf("events at the save: %q, want the held +switch-master +slave", emitTypes(effs))
+	}
 	want := "master 127.0.0.1:6380 epoch 1, addr 127.0.0.1:6380, info 127.0.0.1:6380"
 	if got := shownView(t, s, now+30); got != want {
 		t.Fatalf("config epoch 1 on disk, replies show %s, want %s", got, want)
@@ -123,7 +125,11 @@ func TestRepliesShowSavedConfigEpochFromHello(t *testing.T) {
 	}
 	// A newer one arrives while the first save is in flight.
 	request(s, now+5, 2, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26381, peerC, 4, "127.0.0.1", 6381, 4))
-	s.Step(now+10, PersistDone{Seq: ps[0].Seq})
+	// The first switch (to 6380) is not published while the replies show
+	// 6379 (decision 34).
+	if got := emitTypes(s.Step(now+10, PersistDone{Seq: ps[0].Seq})); got != "" {
+		t.Fatalf("published while replies show the saved pair: %q", got)
+	}
 	if got := shownView(t, s, now+10); got != before {
 		t.Fatalf("config epoch 4 not on disk yet, replies show %s, want %s", got, before)
 	}
@@ -142,9 +148,86 @@ func TestRepliesShowSavedConfigEpochFromHello(t *testing.T) {
 	if len(retry) != 1 {
 		t.Fatal("no Persist retried after the failure")
 	}
-	s.Step(now+3000, PersistDone{Seq: retry[0].Seq})
+	var switches []string
+	for _, e := range effectsOf[Emit](s.Step(now+3000, PersistDone{Seq: retry[0].Seq})) {
+		if e.Type == "+switch-master" {
+			switches = append(switches, e.Msg)
+		}
+	}
+	if got, want := strings.Join(switches, ", "), "mym 127.0.0.1 6379 127.0.0.1 6380, mym 127.0.0.1 6380 127.0.0.1 6381"; got != want {
+		t.Fatalf("+switch-master at the save: %q, want %q", got, want)
+	}
 	want := "master 127.0.0.1:6381 epoch 4, addr 127.0.0.1:6381, info 127.0.0.1:6381"
 	if got := shownView(t, s, now+3000); got != want {
 		t.Fatalf("config epoch 4 on disk, replies show %s, want %s", got, want)
+	}
+}
+
+// TestFollowedSwitchPublishedOnceSaved (docs/core.md decision 34; fault
+// lab C3, test/interop TestDrillCoordinated/go-redis): a sentinel that
+// follows a switch from a hello shows the new address only once the
+// adopted config epoch is saved (decision 31), so +config-update-from and
+// +switch-master wait for the same save, and the events of the master
+// that follow in that step wait behind them. Before, the events left at once: go-redis switched
+// on +switch-master, asked GET-MASTER-ADDR-BY-NAME for its next pool
+// connection, got the old master back and went back to it.
+func TestFollowedSwitchPublishedOnceSaved(t *testing.T) {
+	for _, failFirst := range []bool{false, true} {
+		name := "saved"
+		if failFirst {
+			name = "first save fails"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := newTestCore(t)
+			now := Millis(1000)
+			settle(s, now)
+			before := "master 127.0.0.1:6379 epoch 0, addr 127.0.0.1:6379, info 127.0.0.1:6379"
+			after := "master 127.0.0.1:6380 epoch 3, addr 127.0.0.1:6380, info 127.0.0.1:6380"
+			_, effs := request(s, now, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26380, peerB, 3, "127.0.0.1", 6380, 3))
+			if got := emitTypes(effs); got != "+new-epoch" {
+				t.Fatalf("events before the save %q, want only +new-epoch", got)
+			}
+			ps := effectsOf[Persist](effs)
+			if len(ps) != 1 {
+				t.Fatalf("%d Persist effects, want 1", len(ps))
+			}
+			var released []Effect
+			at := now + 20
+			if failFirst {
+				released = s.Step(now+10, PersistDone{Seq: ps[0].Seq, Err: errors.New("disk full")})
+				if got := emitTypes(released); got != "" {
+					t.Fatalf("published after a failed save: %q", got)
+				}
+				if got := shownView(t, s, now+10); got != before {
+					t.Fatalf("after a failed save, replies show %s, want %s", got, before)
+				}
+				var retry []Persist
+				for ; len(retry) == 0 && at < now+3000; at += 100 {
+					retry = effectsOf[Persist](s.Step(at, Tick{}))
+				}
+				if len(retry) != 1 {
+					t.Fatal("no Persist retried after the failure")
+				}
+				ps = retry
+			}
+			if got := shownView(t, s, at); got != before {
+				t.Fatalf("not on disk yet, replies show %s, want %s", got, before)
+			}
+			released = s.Step(at, PersistDone{Seq: ps[0].Seq})
+			// The moment +switch-master is out, replies name the new
+			// master.
+			if got := shownView(t, s, at); got != after {
+				t.Fatalf("at +switch-master, replies show %s, want %s", got, after)
+			}
+			released = andSaved(s, at+100, append(released, s.Step(at+100, Tick{})...))
+			if got, want := emitTypes(released), "+config-update-from +switch-master +slave"; got != want {
+				t.Fatalf("released %q, want %q", got, want)
+			}
+			for _, e := range effectsOf[Emit](released) {
+				if e.Type == "+switch-master" && (e.Msg != "mym 127.0.0.1 6379 127.0.0.1 6380" || e.At != now) {
+					t.Fatalf("+switch-master %q at %d", e.Msg, e.At)
+				}
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ func (s *Sentinel) masterView(m *instance) MasterView {
 		ODownSince:        ext(m.odownSince),
 		FailoverStartTime: ext(ms.failoverStartTime),
 	}
+	_, v.ShownAddr, v.ShownCurrentAddr = s.shownMaster(m)
 	if ms.promoted != nil {
 		v.Promoted = ms.promoted.addr
 	}

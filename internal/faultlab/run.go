@@ -193,9 +193,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			sum.Passed++
 		} else {
 			sum.Failed++
-			if r.LabDir != "" {
-				keepDir = true
-			}
+		}
+		if r.LabDir != "" {
+			keepDir = true // a kept run (--keep failed, --keep-all any) keeps the work dir
 		}
 		if opts.Progress != nil {
 			fmt.Fprintln(opts.Progress, progressLine(r))

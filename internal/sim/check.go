@@ -66,7 +66,8 @@ type sentinelCheck struct {
 // masterCheck is the per-(sentinel, master) bookkeeping.
 type masterCheck struct {
 	cfgEpoch  uint64    // S4: highest config epoch seen
-	addr      core.Addr // S4/S9: configured master address
+	addr      core.Addr // S4: configured master address (live)
+	shown     core.Addr // S9: configured address replies showed
 	cur       core.Addr // S9: address GET-MASTER-ADDR-BY-NAME returned
 	addrEpoch uint64    // config epoch when addr was adopted
 
@@ -162,7 +163,7 @@ func (ch *sentinelCheck) fromDisk(st core.State, names []string) {
 		m, _ := diskMaster(st, name)
 		x := ch.mc(name)
 		x.cfgEpoch = m.ConfigEpoch
-		x.addr, x.addrEpoch, x.cur = m.Addr, m.ConfigEpoch, m.Addr
+		x.addr, x.addrEpoch, x.shown, x.cur = m.Addr, m.ConfigEpoch, m.Addr, m.Addr
 		x.leader, x.leaderEpoch = m.Leader, m.LeaderEpoch
 		x.odown, x.sdown, x.hasAttempt, x.hasVoteOther = false, false, false, false
 		x.noGood = false
@@ -320,10 +321,12 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		w.violate("S4", s, "config epoch of %s went from %d down to %d", name, x.cfgEpoch, v.ConfigEpoch)
 	}
 	x.cfgEpoch = v.ConfigEpoch
-	// S9: the chain of +switch-master must lead from the old address (the
-	// configured one, or the promoted replica clients were already given
-	// during RECONF_SLAVES) to the new one, one event per change.
-	at := x.addr
+	// S9: the chain of +switch-master must lead from the old address the
+	// replies showed (the configured one, or the promoted replica clients
+	// were already given during RECONF_SLAVES) to the new one, one event
+	// per change, in the step the replies change: a client that asks on
+	// the event gets the address it names (docs/core.md decision 34).
+	at := x.shown
 	for i, sw := range switches {
 		if i == 0 && !sameAddr(sw.old, at) && !sameAddr(sw.old, x.cur) {
 			w.violate("S9", s, "+switch-master from %s but the address was %s (clients had %s)", fmtAddr(sw.old), fmtAddr(at), fmtAddr(x.cur))
@@ -336,9 +339,10 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		at = sw.new
 		c.switched[mepoch{name, v.ConfigEpoch}] = true
 	}
-	if !sameAddr(at, v.Addr) {
-		w.violate("S9", s, "address of %s changed from %s to %s with %d +switch-master", name, fmtAddr(x.addr), fmtAddr(v.Addr), len(switches))
+	if !sameAddr(at, v.ShownAddr) {
+		w.violate("S9", s, "address of %s in replies changed from %s to %s with %d +switch-master", name, fmtAddr(x.shown), fmtAddr(v.ShownAddr), len(switches))
 	}
+	x.shown = v.ShownAddr
 	if !sameAddr(x.addr, v.Addr) {
 		if v.ConfigEpoch <= x.addrEpoch {
 			w.violate("S4", s, "address changed %s -> %s without a higher config epoch (%d, was %d)",
@@ -356,7 +360,7 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 	if v.FailoverState == core.FailoverNone {
 		x.reconf = nil
 	}
-	x.cur = v.CurrentAddr
+	x.cur = v.ShownCurrentAddr
 }
 
 // sameAddr is sentinelAddrEqualsHostname: the same port and the same IP

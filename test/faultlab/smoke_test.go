@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -30,8 +31,10 @@ func TestSmoke(t *testing.T) {
 	if out == "" {
 		out = t.TempDir()
 	}
+	// KeepAll: every run's directory survives the run (checked below,
+	// then removed), so `sentinelctl lab --keep-all` is exercised too.
 	sum, err := faultlab.Run(ctx, faultlab.Options{Smoke: true, Kinds: []faultlab.Kind{faultlab.KindRedis, faultlab.KindGosentinel},
-		Out: out, Progress: testWriter{t}})
+		Out: out, Progress: testWriter{t}, KeepAll: true})
 	if errors.Is(err, netlab.ErrNotRoot) {
 		t.Fatalf("%v: run the fault lab as root (make test does in CI)", err)
 	}
@@ -40,6 +43,16 @@ func TestSmoke(t *testing.T) {
 	}
 	if want := 2 * len(faultlab.SmokeIDs()); sum.Runs != want {
 		t.Fatalf("%d runs, want %d", sum.Runs, want)
+	}
+	for _, r := range sum.Results {
+		if r.LabDir == "" {
+			t.Errorf("%s/%s run %d: no lab directory kept with KeepAll", r.Scenario, r.Kind, r.Run)
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(filepath.Dir(r.LabDir)) })
+		if _, err := os.Stat(filepath.Join(r.LabDir, "checker-input.json")); err != nil && r.Error == "" {
+			t.Errorf("%s/%s run %d: kept directory lacks the checker input: %v", r.Scenario, r.Kind, r.Run, err)
+		}
 	}
 	for _, r := range faultlab.Regressions(sum.Results) {
 		t.Error(r)
