@@ -64,4 +64,9 @@ const (
 	msgYesNo            = "argument must be 'yes' or 'no'"
 	msgNotMemory        = "argument must be a memory value"
 	msgUnbalancedQuotes = "Unbalanced quotes in configuration line"
+
+	// gosentinel's own (gosentinel.voter-floor, voterfloor.go).
+	msgFloorCount  = "Voter floor count must be an integer of 2 or more."
+	msgFloorExpiry = "Voter floor expiry must be a Unix time in milliseconds."
+	msgFloorDup    = "Duplicate voter floor for master."
 )

@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(acceptedConf())
 	f.Add("sentinel monitor m ::1 1 1\nsentinel known-replica m 0:0::1 5\nsentinel known-replica m ::1 5\n")
 	f.Add("a \"\\x41\\\"\" 'b\\'c'\n\x00\nuser u on (~x +get)\n")
+	f.Add("gosentinel.voter-floor \"m 1\" 3 1764800000000\nsentinel monitor \"m 1\" 127.0.0.1 6379 1\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		if strings.Contains(strings.ToLower(data), "include") {
 			return // would read arbitrary files of the machine

@@ -15,6 +15,9 @@ type srcLine struct {
 	line int
 	text string
 	args []string // without the leading "sentinel"
+	// floor marks a gosentinel.voter-floor line (args[0] is the
+	// directive): applied with the per-master lines, after the monitors.
+	floor bool
 }
 
 // maxIncludeDepth bounds nested include directives (a loop would recurse
@@ -193,6 +196,10 @@ func (c *Config) parseText(text, file string, first, depth int) error {
 			if err := c.include(args[1], depth); err != nil {
 				return err
 			}
+			continue
+		}
+		if args[0] == VoterFloorDirective {
+			c.src = append(c.src, srcLine{file: file, line: lineno, text: line, args: args, floor: true})
 			continue
 		}
 		if args[0] == "sentinel" {

@@ -24,7 +24,7 @@ func rewriteKeyOf(args []string) (string, bool) {
 	name := strings.ToLower(args[0])
 	if _, ok := lookupStandard(name); !ok {
 		switch name {
-		case "include", "rename-command", "user", "loadmodule", "sentinel":
+		case "include", "rename-command", "user", "loadmodule", "sentinel", VoterFloorDirective:
 		default:
 			return "", false
 		}

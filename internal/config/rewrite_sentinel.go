@@ -81,7 +81,11 @@ func rewriteSentinel(st *rewriteState, c *Config) {
 		for _, r := range m.RenameCommands {
 			perMaster("rename-command", q(r.Old)+" "+q(r.New))
 		}
+		if m.VoterFloor != 0 {
+			st.line(VoterFloorDirective, voterFloorLine(m), true)
+		}
 	}
+	st.processed(VoterFloorDirective)
 	st.line("sentinel current-epoch", "sentinel current-epoch "+strconv.FormatUint(s.CurrentEpoch, 10), true)
 	if s.AnnounceIP != "" || s.AnnounceIPSet {
 		st.line("sentinel announce-ip", "sentinel announce-ip "+Quote(s.AnnounceIP), true)

@@ -26,15 +26,21 @@ func (c *Config) applySentinel() error {
 		for _, e := range c.src {
 			sub := strings.ToLower(e.args[0])
 			p := 2
-			if sub == "monitor" {
+			switch {
+			case e.floor: // gosentinel.voter-floor: with the per-master lines
+			case sub == "monitor":
 				p = 1
-			} else if preMonitor[sub] {
+			case preMonitor[sub]:
 				p = 0
 			}
 			if p != pass {
 				continue
 			}
-			if msg := c.handleSentinel(e.args); msg != "" {
+			handle := c.handleSentinel
+			if e.floor {
+				handle = c.handleVoterFloor
+			}
+			if msg := handle(e.args); msg != "" {
 				ce := &ConfigError{File: e.file, Line: e.line, Text: e.text, Msg: msg}
 				if msg == msgNoMaster {
 					ce.err = ErrNoSuchMaster

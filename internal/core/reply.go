@@ -57,5 +57,6 @@ func (s *Sentinel) onMessage(e Message) {
 	if e.Channel != HelloChannel {
 		return
 	}
+	s.heardHello(l) // voterfloor.go
 	s.processHello(e.Payload)
 }

@@ -57,6 +57,9 @@ type Sentinel struct {
 	tiltExit Millis
 	simFlags simFailure
 
+	// floors are the masters with a voter floor (voterfloor.go).
+	floors []*instance
+
 	newer   newerState // Redis 7.2+ / Valkey state (newer.go)
 	out     []Effect
 	persist persistState
@@ -207,6 +210,7 @@ func (s *Sentinel) loadMaster(mc *MasterConfig) error {
 		}
 		s.createSentinel(m, ks.RunID, s.normAddr(ks.Addr))
 	}
+	s.loadVoterFloor(m, mc) // voterfloor.go
 	return nil
 }
 
@@ -288,6 +292,7 @@ func (s *Sentinel) start() {
 			s.touch(si)
 		}
 	}
+	s.startVoterFloors() // voterfloor.go
 	for _, m := range s.sortedMasters() {
 		s.eventAt(LevelWarning, "+monitor", m, fmt.Sprintf("quorum %d", m.m.quorum))
 	}

@@ -51,6 +51,7 @@ func (s *Sentinel) snapshot() State {
 				mc.KnownSentinels = append(mc.KnownSentinels, KnownSentinel{Addr: si.addr, RunID: si.runid})
 			}
 		}
+		s.snapshotVoterFloor(m, &mc) // voterfloor.go
 		st.Masters = append(st.Masters, mc)
 	}
 	return st

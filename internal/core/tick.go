@@ -3,7 +3,9 @@ package core
 // tick is sentinelTimer: TILT check, every master with its replicas and
 // sentinels, the deferred address switch, then scripts.
 func (s *Sentinel) tick() {
+	prev := s.prevTick
 	s.checkTilt()
+	s.runVoterFloors(s.now - prev) // voterfloor.go
 	// Every master whose group has something due, in name order; groups
 	// with nothing due are skipped without being looked at (schedule.go).
 	switchTo := s.runDueGroups()

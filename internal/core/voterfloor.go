@@ -13,18 +13,35 @@ package core
 // sentinels are known again or the window below has passed. It only
 // raises the number of votes our own election needs: peers, real
 // sentinels among them, are unaffected.
+//
+// The floor is persisted (MasterConfig.VoterFloor, VoterFloorUntil: a
+// gosentinel-only line of sentinel.conf, docs/config.md), so a sentinel
+// restarted after the RESET keeps it (sim finding F13). Its window runs
+// only while the sentinel could have heard its peers: not in TILT, and
+// with a hello heard on the pub/sub link of the master or one of its
+// replicas within the last 3 hello periods. A sentinel that is stalled,
+// cut off, or whose master and replicas are all unreachable cannot tell
+// a removed peer from a partitioned one, so the floor's expiry moves on
+// with the clock (at most one window ahead of now) while that lasts.
 
 // voterFloor is the voter count a RESET left behind.
 type voterFloor struct {
 	n     int    // voters (known sentinels + 1) before the RESET; 0: none
 	until Millis // the floor expires at this time
+	// heard is the last time a hello arrived on the pub/sub link of the
+	// master or one of its replicas (the RESET or the start counts as one).
+	heard Millis
+	// pushed: the expiry was moved by a pause not yet saved (see
+	// runVoterFloors).
+	pushed bool
 }
 
 // voterFloorWindow is how long a floor lasts when rediscovery does not
-// reach it: down-after + 2 × failover-timeout. RESET re-arms the master's
-// link as if a reply had just come, so the master cannot be SDOWN before
-// down-after; a failover attempt that is not elected is retried only
-// 2 × failover-timeout later; so every election of the first attempt the
+// reach it: down-after + 2 × failover-timeout of time in which the
+// sentinel could hear its peers. RESET re-arms the master's link as if a
+// reply had just come, so the master cannot be SDOWN before down-after; a
+// failover attempt that is not elected is retried only 2 ×
+// failover-timeout later; so every election of the first attempt the
 // reset sentinel can make counts the old voters. After the window a
 // sentinel that was removed for good (stop it, then SENTINEL RESET the
 // others one by one: Redis docs "Adding or removing Sentinels") stops
@@ -42,9 +59,21 @@ func (s *Sentinel) setVoterFloor(m *instance) {
 		m.m.floor = voterFloor{}
 		return
 	}
-	m.m.floor = voterFloor{n: n, until: s.now + voterFloorWindow(m)}
+	m.m.floor = voterFloor{n: n, until: s.now + voterFloorWindow(m), heard: s.now}
+	s.trackVoterFloor(m)
 	s.logf(LevelNotice, "SENTINEL RESET of %s forgot %d sentinels: its elections count %d voters until as many are known again, or for %d ms (docs/core.md decision 33)",
 		m.name, len(m.m.sentinels), n, voterFloorWindow(m))
+}
+
+// trackVoterFloor adds m to the masters whose floor runVoterFloors looks
+// at (usually none: ticks do not walk every master).
+func (s *Sentinel) trackVoterFloor(m *instance) {
+	for _, x := range s.floors {
+		if x == m {
+			return
+		}
+	}
+	s.floors = append(s.floors, m)
 }
 
 // voters is the number of voters m's leader election counts: the known
@@ -61,5 +90,96 @@ func (s *Sentinel) voters(m *instance) int {
 func (m *instance) voterFloorReached() {
 	if f := m.m.floor; f.n != 0 && len(m.m.sentinels)+1 >= f.n {
 		m.m.floor = voterFloor{}
+	}
+}
+
+// voterFloorActive reports whether m has a floor that has not expired.
+func (s *Sentinel) voterFloorActive(m *instance) bool {
+	f := m.m.floor
+	return f.n > 1 && s.now < f.until
+}
+
+// runVoterFloors is called by every tick after the TILT check with the
+// time since the previous tick: a floor whose sentinel could not hear its
+// peers over that time (in TILT, which includes the stall or clock jump
+// that triggered it, or no hello for 3 hello periods) has its expiry
+// moved on by that time, up to one window from now. When the pause ends
+// the new expiry is saved (one config write per pause), so a restart
+// keeps it; a crash during a pause restarts with the expiry last saved.
+func (s *Sentinel) runVoterFloors(delta Millis) {
+	if len(s.floors) == 0 {
+		return
+	}
+	keep := s.floors[:0]
+	for _, m := range s.floors {
+		if m.released || !s.voterFloorActive(m) {
+			if !m.released {
+				m.m.floor = voterFloor{}
+			}
+			continue
+		}
+		keep = append(keep, m)
+		f := &m.m.floor
+		if s.tilt || s.now-f.heard > 3*s.timing.PublishPeriod {
+			f.until = min(f.until+max(delta, 0), s.now+voterFloorWindow(m))
+			f.pushed = true
+		} else if f.pushed {
+			f.pushed = false
+			s.markDirty()
+		}
+	}
+	clear(s.floors[len(keep):])
+	s.floors = keep
+}
+
+// heardHello notes a hello message on link l: the floor of the master
+// it belongs to (l's instances are the master or its replicas) runs.
+func (s *Sentinel) heardHello(l *instanceLink) {
+	if len(s.floors) == 0 {
+		return
+	}
+	for _, i := range l.users {
+		m := i
+		if !i.isMaster() {
+			m = i.master
+		}
+		if m != nil && m.m != nil && m.m.floor.n != 0 {
+			m.m.floor.heard = s.now
+		}
+	}
+}
+
+// loadVoterFloor restores a persisted floor (MasterConfig.VoterFloor);
+// until is on the caller's clock.
+func (s *Sentinel) loadVoterFloor(m *instance, mc *MasterConfig) {
+	if mc.VoterFloor > 1 {
+		m.m.floor = voterFloor{n: mc.VoterFloor, until: mc.VoterFloorUntil + timeBase}
+		s.trackVoterFloor(m)
+	}
+}
+
+// startVoterFloors runs at the first Step, when the time is known: a
+// loaded floor that has expired is dropped, one that ends more than a
+// window from now (a wall clock set back while the sentinel was down, a
+// hand-written line) is cut to one window, and its hearing starts now.
+func (s *Sentinel) startVoterFloors() {
+	for _, m := range s.floors {
+		f := &m.m.floor
+		if f.n <= len(m.m.sentinels)+1 || f.until <= s.now {
+			*f = voterFloor{}
+			continue
+		}
+		f.until = min(f.until, s.now+voterFloorWindow(m))
+		f.heard = s.now
+		s.logf(LevelNotice, "Voter floor of %s loaded from the config: its elections count %d voters until as many are known again, or for %d ms in which it can hear them (docs/core.md decision 33)",
+			m.name, f.n, f.until-s.now)
+	}
+}
+
+// snapshotVoterFloor fills the persisted floor of mc from m.
+func (s *Sentinel) snapshotVoterFloor(m *instance, mc *MasterConfig) {
+	if s.voterFloorActive(m) {
+		mc.VoterFloor = m.m.floor.n
+		mc.VoterFloorUntil = m.m.floor.until - timeBase
 	}
 }

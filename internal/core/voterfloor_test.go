@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math/rand/v2"
 	"testing"
 )
 
@@ -80,5 +81,205 @@ func TestVoterFloorNotLowered(t *testing.T) {
 	request(s, 500, 2, "SENTINEL", "RESET", "*")
 	if m.m.floor.n != 3 || m.m.floor.until != timeBase+500+1000+2*3000 {
 		t.Fatalf("floor after two RESETs: %+v", m.m.floor)
+	}
+}
+
+// floorDriver runs a test core for the voter floor's persistence and
+// pauses: connections connect at once, every Persist succeeds at once
+// (and is recorded), commands get no reply.
+type floorDriver struct {
+	s        *Sentinel
+	now      Millis
+	persists []Persist
+}
+
+// step feeds ev at d.now and answers Connect and Persist effects.
+func (d *floorDriver) step(ev Event) {
+	queue := []Event{ev}
+	for len(queue) > 0 {
+		effs := d.s.Step(d.now, queue[0])
+		queue = queue[1:]
+		for _, e := range effs {
+			switch e := e.(type) {
+			case Connect:
+				queue = append(queue, LinkConnected{Link: e.Link, Conn: e.Conn})
+			case Persist:
+				d.persists = append(d.persists, e)
+				queue = append(queue, PersistDone{Seq: e.Seq})
+			}
+		}
+	}
+}
+
+// run ticks every 100 ms until to; hello, if set, is called before each
+// tick and reports whether a hello arrives on the master's pub/sub link.
+func (d *floorDriver) run(to Millis, hello func(now Millis) bool) {
+	m := d.s.masters["mym"]
+	for d.now+100 <= to {
+		d.now += 100
+		if hello != nil && hello(d.now) && m.link.pcState == connUp {
+			d.step(Message{Link: m.link.id, Conn: m.link.pc, Channel: HelloChannel,
+				Payload: "127.0.0.1,26379," + testMyID + ",0,mym,127.0.0.1,6379,0"})
+		}
+		d.step(Tick{})
+	}
+}
+
+// lastFloor is the floor of the last Persist: count and expiry.
+func (d *floorDriver) lastFloor(t *testing.T) (int, Millis) {
+	t.Helper()
+	if len(d.persists) == 0 {
+		t.Fatalf("no Persist")
+	}
+	mc := d.persists[len(d.persists)-1].State.Masters[0]
+	return mc.VoterFloor, mc.VoterFloorUntil
+}
+
+// TestVoterFloorSurvivesRestart (sim finding F13, seed 1601788): the
+// floor is part of the persisted State, with its expiry on the caller's
+// clock; a sentinel restarted from the file after the RESET keeps it and
+// it expires at the same time as it would have without the restart.
+func TestVoterFloorSurvivesRestart(t *testing.T) {
+	s := newQuorumOneCore(t)
+	d := &floorDriver{s: s, now: 100}
+	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	// RESET flushes nothing (as in sentinel.c): the file still lists the
+	// two peers. Any later write carries the floor.
+	d.now = 200
+	d.step(Request{ID: 2, Args: []string{"SENTINEL", "SET", "mym", "parallel-syncs", "2"}})
+	n, until := d.lastFloor(t)
+	if n != 3 || until != 100+1000+2*3000 {
+		t.Fatalf("persisted floor %d until %d, want 3 until %d", n, until, 100+1000+2*3000)
+	}
+	st := d.persists[len(d.persists)-1].State
+	if len(st.Masters[0].KnownSentinels) != 0 {
+		t.Fatalf("the file still lists %d peers", len(st.Masters[0].KnownSentinels))
+	}
+
+	// Crash, restart from the file at 3000 (the clock goes on).
+	r, err := New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 3)))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r.Step(3000, Tick{})
+	m := r.masters["mym"]
+	if v := r.voters(m); v != 3 {
+		t.Fatalf("restarted with %d voters, want the floor's 3", v)
+	}
+	r.currentEpoch = 1
+	if w := r.getLeader(m, 1); w != "" {
+		t.Fatalf("restarted sentinel elected %q by its own vote alone", w)
+	}
+	r.now = timeBase + 7100 - 1
+	if v := r.voters(m); v != 3 {
+		t.Fatalf("floor gone 1 ms before its expiry: %d voters", v)
+	}
+	r.now++
+	if v := r.voters(m); v != 1 {
+		t.Fatalf("floor still in force at its expiry: %d voters", v)
+	}
+	if mc := r.snapshot().Masters[0]; mc.VoterFloor != 0 {
+		t.Fatalf("expired floor still saved: %+v", mc)
+	}
+
+	// A file whose floor has expired, or ends too far ahead (a wall clock
+	// set back while the sentinel was down), at the restart.
+	st.Masters[0].VoterFloorUntil = 2999
+	r, _ = New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 4)))
+	r.Step(3000, Tick{})
+	if v := r.voters(r.masters["mym"]); v != 1 {
+		t.Fatalf("expired floor loaded: %d voters", v)
+	}
+	st.Masters[0].VoterFloorUntil = 1 << 40
+	r, _ = New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 5)))
+	r.Step(3000, Tick{})
+	if f := r.masters["mym"].m.floor; f.n != 3 || f.until != timeBase+3000+7000 {
+		t.Fatalf("far floor not cut to one window: %+v", f)
+	}
+}
+
+// TestVoterFloorPausedWhileDeaf (sim finding F13, seed 1507811): the
+// window runs only while the sentinel could hear its peers. Without a
+// hello on the master's pub/sub link for 3 hello periods, and in TILT,
+// the expiry moves on with the clock; when hellos are heard again the
+// new expiry is saved and the window runs down from there.
+func TestVoterFloorPausedWhileDeaf(t *testing.T) {
+	s := newTestCore(t, func(mc *MasterConfig) {
+		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 20000, 1000 // window 22 s
+	})
+	d := &floorDriver{s: s, now: 100}
+	m := s.masters["mym"]
+	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	every := func(from, to Millis) func(Millis) bool {
+		return func(now Millis) bool { return now >= from && now <= to && now%1000 == 0 }
+	}
+	// Hellos until 3000, then none: deaf from 9000 (3 hello periods).
+	d.run(30000, every(0, 3000))
+	if v := s.voters(m); v != 3 {
+		t.Fatalf("floor expired while deaf: %d voters at 30 s (window until 22.1 s)", v)
+	}
+	if got, want := m.m.floor.until, timeBase+22100+(30000-9000); got != want {
+		t.Fatalf("expiry %d, want %d", got-timeBase, want-timeBase)
+	}
+	// Hellos again: the moved expiry is saved at the next tick.
+	saved := len(d.persists)
+	d.run(30100, func(Millis) bool { return true })
+	if len(d.persists) != saved+1 {
+		t.Fatalf("%d Persists when hearing resumed, want 1", len(d.persists)-saved)
+	}
+	if n, until := d.lastFloor(t); n != 3 || until != 22100+21000 {
+		t.Fatalf("saved floor %d until %d, want 3 until %d", n, until, 22100+21000)
+	}
+	d.run(43000, every(30000, 1<<40))
+	if v := s.voters(m); v != 3 {
+		t.Fatalf("floor gone before its expiry while hearing: %d voters", v)
+	}
+	d.run(43100, every(30000, 1<<40))
+	if v := s.voters(m); v != 1 {
+		t.Fatalf("floor in force after its expiry: %d voters", v)
+	}
+
+}
+
+// TestVoterFloorPausedInTilt: in TILT (here entered after a 3 s stall)
+// the window does not run even while hellos are heard (the stall that
+// triggered it included); it runs down after TILT.
+func TestVoterFloorPausedInTilt(t *testing.T) {
+	s := newTestCore(t, func(mc *MasterConfig) {
+		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 20000, 1000 // window 22 s
+	})
+	d := &floorDriver{s: s, now: 100}
+	m := s.masters["mym"]
+	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	always := func(now Millis) bool { return now%1000 == 0 }
+	d.run(1000, always)
+	d.now = 4000 // the process stalled for 3 s
+	d.step(Tick{})
+	if !s.tilt {
+		t.Fatalf("no TILT after a 3 s stall")
+	}
+	if got, want := m.m.floor.until, timeBase+22100+3000; got != want {
+		t.Fatalf("expiry %d after the stall, want %d", got-timeBase, want-timeBase)
+	}
+	d.run(30000, always)
+	// 21.1 s of the window were left when the stall began; they still are.
+	if got, want := m.m.floor.until, timeBase+30000+21100; got != want {
+		t.Fatalf("expiry %d in TILT, want %d", got-timeBase, want-timeBase)
+	}
+	d.run(34100, always) // TILT ends at 34 s
+	if s.tilt {
+		t.Fatalf("still in TILT at 34.1 s")
+	}
+	until := m.m.floor.until
+	if until < timeBase+34000+21100 || until > timeBase+34100+21100 {
+		t.Fatalf("expiry %d after TILT, want 21.1 s after its end", until-timeBase)
+	}
+	d.run(until-timeBase-100, always)
+	if v := s.voters(m); v != 3 {
+		t.Fatalf("floor gone before its expiry: %d voters", v)
+	}
+	d.run(until-timeBase, always)
+	if v := s.voters(m); v != 1 {
+		t.Fatalf("floor in force after its expiry: %d voters", v)
 	}
 }

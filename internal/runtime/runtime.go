@@ -134,7 +134,8 @@ func New(opts Options) (*Runtime, error) {
 		timing = core.DefaultTiming()
 	}
 	dns := newDNSCache() // dnscache.go
-	sc, err := core.New(coreConfig(opts.Config, timing, dns.resolve), opts.Rand)
+	start := time.Now()  // the core clock's origin (loop.go now, convert.go coreClock)
+	sc, err := core.New(coreConfig(opts.Config, timing, dns.resolve, start.UnixMilli()), opts.Rand)
 	if err != nil {
 		dns.close()
 		return nil, fmt.Errorf("runtime: %w", err)
@@ -168,7 +169,7 @@ func New(opts Options) (*Runtime, error) {
 		core:     sc,
 		links:    link.NewManager(lc),
 		dns:      dns,
-		start:    time.Now(),
+		start:    start,
 		requests: make(chan request),
 		internal: make(chan core.Event, 64),
 		persists: make(chan core.Persist, 1),

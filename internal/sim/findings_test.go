@@ -120,6 +120,26 @@ func TestFindingScenarios(t *testing.T) {
 		{"seed1505755.json", []string{
 			"liveness: operator runs REPLICAOF NO ONE on 10.0.0.4: every sentinel monitors it and, having forgotten the replicas (SENTINEL RESET), knows none",
 		}},
+		// F13 (S2): s0, reset while stalled and cut off, heard no peer
+		// for 14.9 s (TILT, partitions), crashed and restarted from a
+		// file saved after the RESET; its own vote elected it at 19549
+		// ms (quorum 1 of 3). The floor is saved and its window does not
+		// run while the sentinel cannot hear its peers (core decision 33).
+		{"seed1507811.json", []string{
+			"4655 s0 -> log SENTINEL RESET of mymaster forgot 2 sentinels",
+			"15745 sentinel 0 crashes",
+			"18059 s0 -> log Voter floor of mymaster loaded from the config: its elections count 3 voters",
+			"19549 s0 -> event +try-failover master mymaster 10.0.0.1 6379",
+		}},
+		// F13 (S2): s1, reset at 16312 ms, crashed at 18893 and restarted
+		// from a file saved after the RESET; its own vote elected it at
+		// 23732 ms, inside the floor's window.
+		{"seed1601788.json", []string{
+			"16312 s1 -> log SENTINEL RESET of mymaster forgot 2 sentinels",
+			"18893 sentinel 1 crashes",
+			"22477 s1 -> log Voter floor of mymaster loaded from the config: its elections count 3 voters",
+			"23732 s1 -> event +try-failover master mymaster 10.0.0.1 6379",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))

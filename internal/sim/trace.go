@@ -49,6 +49,9 @@ func describeEffect(ef core.Effect) string {
 		fmt.Fprintf(&b, "persist seq=%d current-epoch=%d", e.Seq, e.State.CurrentEpoch)
 		for _, m := range e.State.Masters {
 			fmt.Fprintf(&b, " %s=%s config-epoch=%d leader=%s@%d", m.Name, fmtAddr(m.Addr), m.ConfigEpoch, short(m.Leader), m.LeaderEpoch)
+			if m.VoterFloor != 0 {
+				fmt.Fprintf(&b, " voter-floor=%d@%d", m.VoterFloor, m.VoterFloorUntil)
+			}
 		}
 		return b.String()
 	case core.Respond:
