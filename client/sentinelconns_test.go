@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strings"
@@ -182,18 +183,33 @@ func loopWrites(rdb *redis.Client, per time.Duration, stop <-chan struct{}) (ack
 // sentinel at once, while it keeps asking the sentinels (it must, to
 // notice a new master). Before the pooled sentinel connections each query
 // dialled: about 150 connections in such an outage (go-redis: about 30).
-// The connections are counted by a counting SentinelDialer (only this
-// client's, including one opened and closed between two samples), and
-// cross-checked by name with CLIENT LIST on each sentinel. go-redis's
-// FailoverClient runs beside it through the same outage with a counting
-// Dialer; its figure is logged, not asserted.
+// Two cases: the default (the queries go over the RESP3 subscriptions)
+// and without pub/sub (DisablePubSub, the path of a sentinel that refuses
+// SUBSCRIBE: the queries go over the query pool, polled every
+// MinRoleBackoff). The connections are counted by a counting
+// SentinelDialer (only this client's, including one opened and closed
+// between two samples), and cross-checked by name with CLIENT LIST on
+// each sentinel. go-redis's FailoverClient runs beside it through the
+// same outage with a counting Dialer; its figure is logged, not asserted.
 func TestOutageSentinelConns(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		pubsub bool
+	}{{"default", true}, {"no pub/sub", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			outageSentinelConns(t, tc.pubsub)
+		})
+	}
+}
+
+func outageSentinelConns(t *testing.T, pubsub bool) {
 	c := testutil.StartSentinelCluster(t, "mymaster", 1, 3, 2, 60000, 180000)
 	sentinels := c.SentinelAddrs()
 	ours := newSentinelConnCounter(sentinels)
 	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: sentinels, ClientName: "outage-ours",
-		SentinelDialer: ours.dial})
+		SentinelDialer: ours.dial, DisablePubSub: !pubsub})
 	theirs := newSentinelConnCounter(sentinels)
 	grdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: sentinels,
 		ClientName: "outage-goredis", Dialer: theirs.dial})
@@ -207,8 +223,9 @@ func TestOutageSentinelConns(t *testing.T) {
 			t.Fatalf("write before the kill (go-redis): %v", err)
 		}
 	}
-	waitSubscribed(t, rdb, len(sentinels))
-
+	if pubsub {
+		waitSubscribed(t, rdb, len(sentinels))
+	}
 	c.Top.Master.Kill()
 	<-c.Top.Master.Done()
 	d0, _ := ours.snapshot()
@@ -236,10 +253,11 @@ func TestOutageSentinelConns(t *testing.T) {
 	if oursAcked != 0 || theirsAcked != 0 {
 		t.Fatalf("writes acknowledged with the master dead: ours %d, go-redis %d", oursAcked, theirsAcked)
 	}
-	// The window must have made the client ask the sentinels (11–17
-	// commands in 3 s in the runs made): with a connection per query
-	// even one query is a second connection beside the subscription to
-	// that sentinel, which the peak below counts.
+	// The window must have made the client ask the sentinels (10–18
+	// commands in 3 s in the runs made with pub/sub). With a connection
+	// per query, one query is already a second connection beside the
+	// subscription to that sentinel (the peak below); without pub/sub
+	// every query is a new connection (the dials below).
 	if st1.SentinelCommands == st0.SentinelCommands {
 		t.Fatalf("no sentinel command in the %v outage: the test would not see a connection per query", outage)
 	}
@@ -358,4 +376,72 @@ func TestSentinelConnsAfterFailover(t *testing.T) {
 		oldAddr, newAddr, total, perSentinel(sentinels, dials), perSentinel(sentinels, peak), perSentinel(sentinels, open))
 	t.Logf("go-redis FailoverClient, same failover (write after: %v): %d sentinel connections opened (%s), at most %s open at once, %s open after (CLIENT LIST by name: %s)",
 		gerr, gtotal, perSentinel(sentinels, gdials), perSentinel(sentinels, gpeak), perSentinel(sentinels, gopen), perSentinel(sentinels, gnamed))
+}
+
+// TestSentinelTLSHandshakeOnce is issue 11's "TLS handshake once": a real
+// redis-sentinel listening only on TLS, and a client that asks it for every
+// new data connection (ResolveCacheTTL -1) opening 20 of them, with and
+// without pub/sub. Every handshake is counted by the client's
+// VerifyConnection callback (the TLS layer calls it once per handshake):
+// none for the 20 connections, since the queries reuse the TLS connection
+// opened at start-up (the subscription, in RESP3, when there is one). Before the pooled sentinel
+// connections every query made a TCP connection and a TLS handshake.
+func TestSentinelTLSHandshakeOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		pubsub bool
+	}{{"default", true}, {"no pub/sub", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			top := testutil.StartTopology(t, 0)
+			files := testutil.GenerateTLS(t)
+			s := testutil.StartTLSSentinel(t, files, testutil.SentinelConf("mymaster", top.Master.Port, 1, 60000, 180000))
+			pool, cert := testutil.ClientTLS(t, files)
+			var mu sync.Mutex
+			handshakes := 0
+			cfg := &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert},
+				VerifyConnection: func(tls.ConnectionState) error {
+					mu.Lock()
+					handshakes++
+					mu.Unlock()
+					return nil
+				}}
+			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{s.Addr()}, SentinelTLSConfig: cfg,
+				ResolveCacheTTL: -1, DisablePubSub: !tc.pubsub, SentinelQuorum: 1})
+			ctx := context.Background()
+			if err := rdb.Set(ctx, "tls", 0, 0).Err(); err != nil {
+				t.Fatalf("first write: %v", err)
+			}
+			if tc.pubsub {
+				waitSubscribed(t, rdb, 1)
+			}
+			st0 := statsOf(t, rdb)
+			mu.Lock()
+			h0 := handshakes
+			mu.Unlock()
+			const conns = 20
+			for i := 1; i <= conns; i++ {
+				cn := rdb.EphemeralConn() // a new connection each time: a sentinel query each
+				err := cn.Set(ctx, "tls", i, 0).Err()
+				cn.Close()
+				if err != nil {
+					t.Fatalf("write %d on a new connection: %v", i, err)
+				}
+			}
+			st1 := statsOf(t, rdb)
+			mu.Lock()
+			n := handshakes
+			mu.Unlock()
+			if q := st1.SentinelCommands - st0.SentinelCommands; q < conns {
+				t.Fatalf("%d sentinel commands for %d new connections: the test would not see a handshake per query", q, conns)
+			}
+			if n != h0 {
+				t.Errorf("%d TLS handshakes with the sentinel for %d new data connections (%d sentinel commands), want 0",
+					n-h0, conns, st1.SentinelCommands-st0.SentinelCommands)
+			}
+			t.Logf("%d TLS handshake(s) for %d new data connections (%d sentinel commands), %d before them (start-up)",
+				n-h0, conns, st1.SentinelCommands-st0.SentinelCommands, h0)
+		})
+	}
 }
