@@ -42,6 +42,7 @@ func main() {
 		fs.DurationVar(&o.Interval, "interval", o.Interval, "victim round interval")
 		fs.DurationVar(&o.Baseline, "baseline", o.Baseline, "victim timing before each load")
 		fs.DurationVar(&o.Load, "load-time", o.Load, "load duration before the master is stopped")
+		fs.BoolVar(&o.NoLogfile, "no-logfile", false, "start the sentinels without a logfile (they log to /dev/null)")
 		out := fs.Lookup("out")
 		out.DefValue = "bench/results/hostilelat.json"
 		_ = out.Value.Set(out.DefValue)
@@ -78,7 +79,7 @@ func measure(cfg runner.Config, o hostile.Options, l hostile.Load, real, ours ha
 	def("lerr", "load: failed connections", "count", false)
 	def("cpu", "sentinel CPU while loaded", "% of a core", false)
 	def("rss", "sentinel peak RSS", "MiB", false)
-	c.Define(runner.FigureDef{Key: "la", Label: "machine load average (1 min) at the end", Unit: "load"})
+	def("la", "machine load average (1 min) at the end", "load", false)
 	ms := func(d time.Duration) float64 {
 		if hostile.IsNaN(d) {
 			return math.NaN()
@@ -118,7 +119,7 @@ func measure(cfg runner.Config, o hostile.Options, l hostile.Load, real, ours ha
 			c.Add(impl, "cpu", cpu)
 			c.Add(impl, "rss", float64(r.PeakRSS)/(1<<20))
 			c.Add(impl, "la", r.LoadAvg)
-			sd := "no +sdown"
+			sd := "no +sdown (" + r.Diag + ")"
 			if r.SdownSeen {
 				sd = fmt.Sprintf("+sdown %.0f ms after the stop, %.1f ms after due (±%.1f, %s)", ms(r.StopToSdown), ms(r.SdownLate), ms(r.DueUncertainty), r.Rule)
 			}

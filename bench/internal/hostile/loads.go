@@ -64,6 +64,7 @@ var Loads = []Load{
 	{Name: "none", Desc: "no load (control)", Unit: "—", Run: func(ctx context.Context, _ Target, _ *Counter) { <-ctx.Done() }},
 	{Name: "glob", Unit: "requests", Desc: "2 clients in a loop: SENTINEL RESET, SENTINEL CONFIG GET, COMMAND LIST FILTERBY PATTERN with backtracking glob patterns (`(*a)^12*b`, `(*a)^40*b`), ACL SETUSER with such a channel pattern and ACL DRYRUN of it", Run: runGlob},
 	{Name: "epoch", Unit: "requests", Desc: "2 clients in a loop: SENTINEL IS-MASTER-DOWN-BY-ADDR of the victim master with huge epochs (2^62 + i, growing, a new run id each time)", Run: runEpoch},
+	{Name: "epochstep", Unit: "requests", Desc: "2 clients in a loop: SENTINEL IS-MASTER-DOWN-BY-ADDR of the victim master with epochs 10^6 × i (i = 1, 2, …), each the most gosentinel's epoch rule still accepts (docs/security.md \"Epoch poisoning refused\"), a new run id each time: to redis-sentinel every request is a new epoch and a vote it saves; gosentinel's vote gate refuses a vote for a master it sees up without adopting the epoch", Run: runEpochStep},
 	{Name: "events", Unit: "requests", Masters: 200, NameLen: 10, Desc: "control of psub/slowsub/large: SENTINEL RESET of 200 unreachable masters (10-byte names) in a loop, one PSUBSCRIBE * subscriber that reads", Run: runEvents},
 	{Name: "psub", Unit: "requests", Masters: 200, NameLen: 10, Desc: "events as in `events`, plus 4 clients with 5 backtracking PSUBSCRIBE patterns each (`(*a)^12*b`, `(*e)^12*z`, …)", Run: runPsub},
 	{Name: "slowsub", Unit: "requests", Masters: 200, NameLen: 10, Desc: "SENTINEL RESET of 200 unreachable masters in a loop and one PSUBSCRIBE * subscriber that never reads (4 KiB receive buffer), like scripts/client-rss.py slowsub", Run: runSlowSub},
@@ -174,6 +175,19 @@ func runEpoch(ctx context.Context, t Target, c *Counter) {
 	parallel(2, func(int) {
 		requestLoop(ctx, t.Addr, 5*time.Second, c, func(int) []string {
 			e := int64(1)<<62 + n.Add(1)
+			return []string{"SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", strconv.Itoa(t.MasterPort), strconv.FormatInt(e, 10), runID()}
+		})
+	})
+}
+
+// runEpochStep: vote requests each a million epochs ahead of the last,
+// the largest step gosentinel accepts (internal/core/epoch.go
+// MaxEpochAhead), so each one is adopted and saved.
+func runEpochStep(ctx context.Context, t Target, c *Counter) {
+	var n atomic.Int64
+	parallel(2, func(int) {
+		requestLoop(ctx, t.Addr, 5*time.Second, c, func(int) []string {
+			e := n.Add(1) * 1_000_000
 			return []string{"SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", strconv.Itoa(t.MasterPort), strconv.FormatInt(e, 10), runID()}
 		})
 	})

@@ -28,6 +28,10 @@ type Options struct {
 	DownAfterMs int
 	// SdownWait bounds the wait for +sdown after the stop.
 	SdownWait time.Duration
+	// NoLogfile leaves the logfile directive out of the sentinel's config
+	// (it then logs to its stdout, /dev/null): how much of a load's cost
+	// is writing the log.
+	NoLogfile bool
 	// Subprocess runs the victim in a process of its own (the bench
 	// command, which calls ProbeMain); tests run it in-process.
 	Subprocess bool
@@ -66,6 +70,8 @@ type Result struct {
 	PeakRSS int64
 	// LoadAvg is the 1-minute load average at the end.
 	LoadAvg float64
+	// Diag says what the sentinel reported when +sdown did not come.
+	Diag string
 }
 
 // RealRule is the due time of redis-sentinel's SDOWN: down-after after
@@ -135,6 +141,23 @@ func Run(env *harness.Env, impl harness.Impl, l Load, o Options) (Result, error)
 	}
 	loadEnd := time.Now()
 	cpu1, cpuErr2 := harness.CPUTime(s.PID())
+	select {
+	case <-p.sdownCh:
+	default:
+		// Say why: the sentinel's view of the master and its last log
+		// lines about it.
+		if m, err := harness.Master(ctl, t.Victim); err == nil {
+			res.Diag = fmt.Sprintf("no +sdown %v after the stop: flags %s, last-ping-sent %s, last-ok-ping-reply %s, s-down-time %s, link-pending-commands %s",
+				o.SdownWait, m["flags"], m["last-ping-sent"], m["last-ok-ping-reply"], m["s-down-time"], m["link-pending-commands"])
+		} else {
+			res.Diag = fmt.Sprintf("no +sdown %v after the stop; SENTINEL MASTER: %v", o.SdownWait, err)
+		}
+		for _, line := range strings.Split(s.Log(), "\n") {
+			if strings.Contains(line, "tilt") {
+				res.Diag += "; log: " + strings.TrimSpace(line)
+			}
+		}
+	}
 	cancel()
 	wg.Wait()
 	samples, sdown := p.finish()
@@ -192,7 +215,10 @@ func startSentinel(env *harness.Env, impl harness.Impl, l Load, o Options, maste
 	conf := filepath.Join(dir, "sentinel.conf")
 	log := filepath.Join(dir, "sentinel.log")
 	var b strings.Builder
-	fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nlogfile %s\nmaxclients 10000\n", port, strconv.Quote(log))
+	fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nmaxclients 10000\n", port)
+	if !o.NoLogfile {
+		fmt.Fprintf(&b, "logfile %s\n", strconv.Quote(log))
+	}
 	b.WriteString(testutil.SentinelConf(VictimName, masterPort, 2, o.DownAfterMs, 60000))
 	for i := range l.Masters {
 		name := fmt.Sprintf("m%04d-", i) + strings.Repeat("x", max(l.NameLen, 6))
