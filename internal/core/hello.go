@@ -21,10 +21,15 @@ type hello struct {
 // parseHello splits a hello payload into its 8 comma-separated fields;
 // numbers use C atoi/strtoull semantics like sentinelProcessHelloMessage.
 func parseHello(payload string) (hello, bool) {
-	tok := strings.Split(payload, ",")
-	if len(tok) != 8 {
+	// Count before splitting: a peer (or anyone who can PUBLISH on a
+	// monitored master) flooding 64 KB hellos of commas made Split build
+	// a 65 537-field slice per message, 80 % of the CPU, the core loop
+	// stalled for seconds and TILT stopped failure detection (issue 15,
+	// bench/cmd/hostilelat peerflood; docs/security.md).
+	if strings.Count(payload, ",") != 7 {
 		return hello{}, false
 	}
+	tok := strings.SplitN(payload, ",", 8)
 	return hello{
 		ip:          tok[0],
 		port:        int(atoll(tok[1])),

@@ -131,6 +131,24 @@ func FuzzParseInfo(f *testing.F) {
 	})
 }
 
+// TestParseHelloMalformedAllocatesNothing: a payload that is not a hello
+// (here 64 KiB of commas, as bench/cmd/hostilelat's peerflood sends) is
+// refused before anything is split: no allocation, so a flood of them
+// cannot stall the core loop (it spent 80 % of its CPU splitting them and
+// entered TILT).
+func TestParseHelloMalformedAllocatesNothing(t *testing.T) {
+	flood := strings.Repeat(",", 64<<10)
+	short := "127.0.0.1,26379,x,1,mym,127.0.0.1,6379"
+	for _, p := range []string{flood, short, flood + short} {
+		if _, ok := parseHello(p); ok {
+			t.Fatalf("accepted a payload with %d commas", strings.Count(p, ","))
+		}
+		if n := testing.AllocsPerRun(10, func() { parseHello(p) }); n != 0 {
+			t.Errorf("parseHello of a %d-byte payload with %d commas: %v allocations, want 0", len(p), strings.Count(p, ","), n)
+		}
+	}
+}
+
 func FuzzParseHello(f *testing.F) {
 	f.Add("127.0.0.1,26379,5afb77c1a3e6a2d10a5a0bd0da3a5a6fb3e2583c,3,mym,127.0.0.1,6379,2")
 	f.Add(",,,,,,,")
