@@ -140,6 +140,16 @@ func TestFindingScenarios(t *testing.T) {
 			"22477 s1 -> log Voter floor of mymaster loaded from the config: its elections count 3 voters",
 			"23732 s1 -> event +try-failover master mymaster 10.0.0.1 6379",
 		}},
+		// L1 (round eight): s0 and s1 were reset (SENTINEL RESET) and
+		// forgot 10.0.0.4, which an operator then chained under 10.0.0.2;
+		// the misconfigured s2 monitors 10.0.0.2 as its master at config
+		// epoch 0 and keeps 10.0.0.4 as its replica, so nobody moves it.
+		// The operator reattaches it in the healed phase.
+		{"seed1610767.json", []string{
+			"20217 s0 -> event +reset-master master mymaster 10.0.0.1 6379",
+			"28828 redis 10.0.0.4 replicaof 10.0.0.2:6379",
+			"liveness: operator runs REPLICAOF 10.0.0.1 6379 on 10.0.0.4, which every sentinel but the misconfigured one forgot (SENTINEL RESET)",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
