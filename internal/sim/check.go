@@ -340,7 +340,11 @@ func (c *checker) addresses(w *World, s *sentinel, name string, v core.MasterVie
 		c.switched[mepoch{name, v.ConfigEpoch}] = true
 	}
 	if !sameAddr(at, v.ShownAddr) {
-		w.violate("S9", s, "address of %s in replies changed from %s to %s with %d +switch-master", name, fmtAddr(x.shown), fmtAddr(v.ShownAddr), len(switches))
+		if len(switches) > 0 && sameAddr(x.shown, v.ShownAddr) {
+			w.violate("S9", s, "+switch-master of %s to %s while replies still show %s", name, fmtAddr(at), fmtAddr(v.ShownAddr))
+		} else {
+			w.violate("S9", s, "address of %s in replies changed from %s to %s with %d +switch-master", name, fmtAddr(x.shown), fmtAddr(v.ShownAddr), len(switches))
+		}
 	}
 	x.shown = v.ShownAddr
 	if !sameAddr(x.addr, v.Addr) {

@@ -248,4 +248,18 @@ var mutants = []mutant{
 		Old:  "port := s.announcePort",
 		New:  "port := 0",
 	},
+	// docs/core.md decision 34: a +switch-master waits until the replies
+	// show its address (S9 compares the events with the shown address).
+	{
+		Name: "publish a followed +switch-master before its config is saved",
+		File: "hello.go",
+		Old:  "\t\ts.holdUntilShown(m)\n",
+		New:  "\n",
+	},
+	{
+		Name: "publish the leader's +switch-master before the promotion is saved",
+		File: "failover.go",
+		Old:  "\ts.holdUntilShown(m) // the promotion's config epoch may not be saved yet\n",
+		New:  "\n",
+	},
 }
