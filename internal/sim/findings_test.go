@@ -150,6 +150,17 @@ func TestFindingScenarios(t *testing.T) {
 			"28828 redis 10.0.0.4 replicaof 10.0.0.2:6379",
 			"liveness: operator runs REPLICAOF 10.0.0.1 6379 on 10.0.0.4, which every sentinel but the misconfigured one forgot (SENTINEL RESET)",
 		}},
+		// D1 false alarm (round eight): SENTINEL RESET master2 released
+		// s2's object of s0 under master2, which had sent the PING on
+		// the link it shared with s0's object under mymaster; the PONG
+		// (s0 stalled, the simulator answers PING) was discarded with
+		// it (reference §21), as the core does, so +sdown of s0 @
+		// mymaster counted from the reply before.
+		{"seed1615039.json", []string{
+			"12452 s2 -> event +reset-master master master2 10.1.0.3 6379",
+			"12461 s2 <- reply link=2 conn=51 tag=978 +PONG",
+			"12917 s2 -> event +sdown sentinel 45deb497057be446cdc55f4767de4e91847b9abc 10.0.1.1 26379 @ mymaster 10.0.0.1 6379",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
