@@ -161,6 +161,16 @@ func TestFindingScenarios(t *testing.T) {
 			"12461 s2 <- reply link=2 conn=51 tag=978 +PONG",
 			"12917 s2 -> event +sdown sentinel 45deb497057be446cdc55f4767de4e91847b9abc 10.0.1.1 26379 @ mymaster 10.0.0.1 6379",
 		}},
+		// L1 (round eight, core): s0 (rank 0) and s2 had forgotten the
+		// replicas by SENTINEL RESET; the master they all monitor,
+		// 10.0.0.2, ran as a replica listing none. s0 led every retry and
+		// aborted with no good slave, blocking its voters; s1, which knew
+		// the replicas, never got a turn. A sentinel that knows no
+		// replica now yields its retry turn (stagger.go cannotSelect).
+		{"seed1615703.json", []string{
+			"30604 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
+			"s1 -> event +selected-slave slave 10.0.0.4:6379 10.0.0.4 6379 @ mymaster 10.0.0.2 6379",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
