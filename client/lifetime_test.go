@@ -27,13 +27,29 @@ func TestDerivedClientsOutliveTheOriginal(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// collected is closed once the original *redis.Client has been
+	// garbage-collected: without it the test would pass just as well if
+	// something kept the original reachable.
+	collected := make(chan struct{})
 	derived := func() *redis.Client {
-		return NewFailoverClient(&FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()}).
-			WithTimeout(2 * time.Second)
+		orig := NewFailoverClient(&FailoverOptions{MasterName: c.Name, SentinelAddrs: c.SentinelAddrs()})
+		runtime.AddCleanup(orig, func(ch chan struct{}) { close(ch) }, collected)
+		return orig.WithTimeout(2 * time.Second)
 	}()
 	for round := 0; round < 3; round++ {
 		runtime.GC()
 		runtime.GC()
+		if round == 0 {
+			testutil.WaitFor(t, 5*time.Second, "the original client collected", func() bool {
+				runtime.GC()
+				select {
+				case <-collected:
+					return true
+				default:
+					return false
+				}
+			})
+		}
 		// An ephemeral Conn dials a new connection each time.
 		cn := derived.EphemeralConn()
 		if err := cn.Set(ctx, "life", round, 0).Err(); err != nil {
