@@ -136,9 +136,13 @@ func (s *Sentinel) failoverStartAt(m *instance) Millis {
 // voters blocked each time, while a peer that could promote a replica
 // never got a turn (sim seed 279: seven aborts in a row, no convergence;
 // sentinel.c's random desync let another sentinel win now and then).
-// When no sentinel can select, each still starts, later.
+// When no sentinel can select, each still starts, later. Knowing no
+// replica at all counts too (sim seed 1615703: the rank-0 sentinel, whose
+// SENTINEL RESET had forgotten the replicas while the master it monitors
+// ran as a replica listing none, led and aborted at every retry; its
+// peer that knew them never got a turn).
 func (s *Sentinel) cannotSelect(m *instance) bool {
-	return len(m.m.replicas) > 0 && len(m.m.sentinels) > 0 && s.selectSlave(m) == nil
+	return len(m.m.sentinels) > 0 && s.selectSlave(m) == nil
 }
 
 // yieldStep is the step per turn of a sentinel that yields the lead: never

@@ -308,22 +308,42 @@ func TestRetryStaggeredByRank(t *testing.T) {
 			l := m.m.sentinels[leader]
 			l.flags |= fSDown
 			l.sdownSince = leaderDownAt + timeBase
+			// A replica it can promote: one that cannot select yields its
+			// turn (TestRetryYieldsWhenSelectionFails,
+			// TestRetryYieldsWithNoReplicaKnown).
+			r := s.createReplica(m, Addr{Host: "127.0.0.1", Port: 6380})
 			end := voteAt + 2*m.m.failoverTimeout
 			turn := end + tc.turn
 			s.now = end - 1 + timeBase
+			selectable(s, r)
 			if got := s.NextDeadline(end - 1); got != turn && got != end-1+100 {
 				t.Errorf("NextDeadline(%d) = %d, want the retry turn %d (or the 100 ms cap)", end-1, got, turn)
 			}
 			s.now = turn - 1 + timeBase
+			selectable(s, r)
 			if s.startFailoverIfNeeded(m) {
 				t.Fatalf("retried at block end + %d, before its turn (+%d)", turn-1-end, tc.turn)
 			}
 			s.now = turn + timeBase
+			selectable(s, r)
+			if s.selectSlave(m) != r {
+				t.Fatal("the replica is not selectable: the test would not tell the turn from a yield")
+			}
 			if !s.startFailoverIfNeeded(m) {
 				t.Fatalf("no retry at its turn, block end + %d (desync %d)", tc.turn, m.m.startDesync)
 			}
 		})
 	}
+}
+
+// selectable makes replica r eligible for promotion now (reference §15):
+// connected, a valid PING reply and an INFO just now, priority 100.
+func selectable(s *Sentinel, r *instance) {
+	r.link.ccState, r.link.pcState = connUp, connUp
+	r.link.lastAvailTime = s.now
+	r.infoRefresh = s.now
+	r.priority, r.priorityKnown = 100, true
+	r.roleReported = fSlave
 }
 
 // TestRetryYieldsWhenSelectionFails (sim seed 279): at a retry, a sentinel
@@ -355,6 +375,46 @@ func TestRetryYieldsWhenSelectionFails(t *testing.T) {
 	s.now = turn - 1 + timeBase
 	if s.startFailoverIfNeeded(m) {
 		t.Fatalf("retried at block end + %d with no replica to select, before the peers' turns (+%d)", turn-1-end, turn-end)
+	}
+	s.now = turn + timeBase
+	if !s.startFailoverIfNeeded(m) {
+		t.Fatal("no retry after every peer's turn")
+	}
+}
+
+// TestRetryYieldsWithNoReplicaKnown: a sentinel that knows no replica at
+// all (SENTINEL RESET forgot them, and its master, running as a replica,
+// lists none in INFO) cannot select either, and must yield its retry turn
+// like one whose selection fails (sim seed 1615703: the rank-0 sentinel,
+// reset, led every retry and aborted with -failover-abort-no-good-slave,
+// blocking its voters, while the peer that knew the replicas never got a
+// turn; 6 aborts in 60 s, no convergence).
+func TestRetryYieldsWithNoReplicaKnown(t *testing.T) {
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
+	s, m := newStaggerCore(t, id('1'), []staggerPeer{{id('2'), alive}, {id('3'), alive}}, 200)
+	if len(m.m.replicas) != 0 {
+		t.Fatalf("%d replicas known, want none", len(m.m.replicas))
+	}
+	m.flags |= fSDown | fODown
+	m.odownSince = staggerODownAt + timeBase
+	s.now = staggerODownAt + timeBase
+	if got := s.failoverStartAt(m) - timeBase; got != staggerODownAt {
+		t.Fatalf("first attempt at %d, want its rank-0 turn at ODOWN %d", got, staggerODownAt)
+	}
+	voteAt := staggerODownAt + 100
+	s.now = voteAt + timeBase
+	if got, _ := s.voteLeader(m, 1, id('2')); got != id('2') {
+		t.Fatalf("voted for %q", got)
+	}
+	end := voteAt + 2*m.m.failoverTimeout
+	turn := end + 3*maxStaggerStep // after both peers' turns
+	s.now = end + timeBase
+	if s.startFailoverIfNeeded(m) {
+		t.Fatalf("retried at the block's end knowing no replica, before the peers' turns (+%d)", turn-end)
+	}
+	s.now = turn - 1 + timeBase
+	if s.startFailoverIfNeeded(m) {
+		t.Fatalf("retried at block end + %d knowing no replica, before the peers' turns (+%d)", turn-1-end, turn-end)
 	}
 	s.now = turn + timeBase
 	if !s.startFailoverIfNeeded(m) {

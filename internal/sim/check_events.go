@@ -46,7 +46,8 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		name := eventMaster(e)
 		ch.resets = append(ch.resets, name)
 		c.masterReset(w, s, ch.mc(name))
-		c.forgetHeardOf(s, name) // D2, S5: the peers' answers went with them
+		c.forgetHeardOf(s, name)  // D2, S5: the peers' answers went with them
+		s.truth.forgetPeerPings() // D1: so did the replies to their PINGs
 		if !s.opPending {
 			w.violate("O1", s, "+reset-master of %s without a SENTINEL RESET", name)
 		}

@@ -140,6 +140,37 @@ func TestFindingScenarios(t *testing.T) {
 			"22477 s1 -> log Voter floor of mymaster loaded from the config: its elections count 3 voters",
 			"23732 s1 -> event +try-failover master mymaster 10.0.0.1 6379",
 		}},
+		// L1 (round eight): s0 and s1 were reset (SENTINEL RESET) and
+		// forgot 10.0.0.4, which an operator then chained under 10.0.0.2;
+		// the misconfigured s2 monitors 10.0.0.2 as its master at config
+		// epoch 0 and keeps 10.0.0.4 as its replica, so nobody moves it.
+		// The operator reattaches it in the healed phase.
+		{"seed1610767.json", []string{
+			"20217 s0 -> event +reset-master master mymaster 10.0.0.1 6379",
+			"28828 redis 10.0.0.4 replicaof 10.0.0.2:6379",
+			"liveness: operator runs REPLICAOF 10.0.0.1 6379 on 10.0.0.4, which every sentinel but the misconfigured one forgot (SENTINEL RESET)",
+		}},
+		// D1 false alarm (round eight): SENTINEL RESET master2 released
+		// s2's object of s0 under master2, which had sent the PING on
+		// the link it shared with s0's object under mymaster; the PONG
+		// (s0 stalled, the simulator answers PING) was discarded with
+		// it (reference §21), as the core does, so +sdown of s0 @
+		// mymaster counted from the reply before.
+		{"seed1615039.json", []string{
+			"12452 s2 -> event +reset-master master master2 10.1.0.3 6379",
+			"12461 s2 <- reply link=2 conn=51 tag=978 +PONG",
+			"12917 s2 -> event +sdown sentinel 45deb497057be446cdc55f4767de4e91847b9abc 10.0.1.1 26379 @ mymaster 10.0.0.1 6379",
+		}},
+		// L1 (round eight, core): s0 (rank 0) and s2 had forgotten the
+		// replicas by SENTINEL RESET; the master they all monitor,
+		// 10.0.0.2, ran as a replica listing none. s0 led every retry and
+		// aborted with no good slave, blocking its voters; s1, which knew
+		// the replicas, never got a turn. A sentinel that knows no
+		// replica now yields its retry turn (stagger.go cannotSelect).
+		{"seed1615703.json", []string{
+			"30604 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
+			"s1 -> event +selected-slave slave 10.0.0.4:6379 10.0.0.4 6379 @ mymaster 10.0.0.2 6379",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))

@@ -91,7 +91,7 @@ func (w *World) livePoll() {
 	if w.opt.Misconfigured && l.phase == phaseConverge {
 		skipS = w.sent[len(w.sent)-1] // comes round only after a real failover
 	}
-	w.reattachForgotten() // operator.go
+	w.reattachForgotten(skipS) // operator.go
 	ok, why := w.converged(l.killed, skipS)
 	if !ok {
 		l.stableSince = 0

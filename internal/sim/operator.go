@@ -287,10 +287,37 @@ func (w *World) markForgot(g int, s *sentinel) {
 // then pick it up from the master's INFO. Only nodes that no sentinel
 // knows, of a group whose replicas every sentinel forgot at least once, so
 // a core that drops a replica by itself is still caught by L1.
-func (w *World) reattachForgotten() {
+//
+// skipS is the misconfigured sentinel while L1 leaves it out (before the
+// liveness failover raises the config epoch): it is not required to have
+// forgotten the replicas, and its view neither blocks the agreement nor
+// makes a node known. It monitors a replica as its master at config epoch
+// 0, which no hello at config epoch 0 changes (../shared/reference/
+// sentinel-reference.md §11: "if hello master-config-epoch > ours → adopt
+// it"); it sees its "master" report role:slave, goes SDOWN (§12) and ODOWN
+// and is never elected (its peers find no master at that address, §13). A
+// node chained under that replica (an operator's REPLICAOF) replicates
+// from the address it monitors, so, like sentinel.c, it never fixes it.
+// The correct sentinels learn replicas only from their master's INFO
+// `slaveN:` lines (§16, §23 item 11 "Discovery"), which do not list a
+// replica's replica, and +fix-slave-config only touches replicas they
+// know (§16): once RESET made them forget the node, nobody would ever
+// move it. Seed 1610767.
+func (w *World) reattachForgotten(skipS *sentinel) {
 	for g, name := range w.masters {
-		if len(w.forgot[g]) < len(w.sent) {
+		need := len(w.sent)
+		if skipS != nil && g == 0 {
+			need-- // the misconfigured sentinel monitors group 0 only
+			if w.forgot[g][skipS.id] {
+				need++
+			}
+		}
+		if len(w.forgot[g]) < need {
 			continue
+		}
+		but := ""
+		if skipS != nil && g == 0 {
+			but = " but the misconfigured one"
 		}
 		m := w.agreedMaster(g)
 		if m == nil || !m.up {
@@ -299,6 +326,9 @@ func (w *World) reattachForgotten() {
 		var views []core.MasterView
 		agreed := true
 		for _, s := range w.sent {
+			if s == skipS && g == 0 {
+				continue
+			}
 			v, ok := view(s, name)
 			if !ok || !sameAddr(v.Addr, m.addr) || v.FailoverState != core.FailoverNone {
 				agreed = false
@@ -316,7 +346,7 @@ func (w *World) reattachForgotten() {
 			// made. The operator makes it a master again, as
 			// undoRogueMaster does; the others are reattached next.
 			if !anyReplica(views) {
-				w.tracef("liveness: operator runs REPLICAOF NO ONE on %s: every sentinel monitors it and, having forgotten the replicas (SENTINEL RESET), knows none", m.addr.IP)
+				w.tracef("liveness: operator runs REPLICAOF NO ONE on %s: every sentinel%s monitors it and, having forgotten the replicas (SENTINEL RESET), knows none", m.addr.IP, but)
 				w.slaveOf(m, "NO", "ONE")
 			}
 			continue
@@ -325,7 +355,7 @@ func (w *World) reattachForgotten() {
 			if in == m || !in.up || in.isReplicaOf(m.addr) || known(views, in) {
 				continue
 			}
-			w.tracef("liveness: operator runs REPLICAOF %s %d on %s, which every sentinel forgot (SENTINEL RESET)", m.addr.Host, m.addr.Port, in.addr.IP)
+			w.tracef("liveness: operator runs REPLICAOF %s %d on %s, which every sentinel%s forgot (SENTINEL RESET)", m.addr.Host, m.addr.Port, in.addr.IP, but)
 			w.slaveOf(in, m.addr.Host, strconv.Itoa(m.addr.Port))
 		}
 	}
