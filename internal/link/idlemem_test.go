@@ -17,10 +17,11 @@ func liveHeap() uint64 {
 }
 
 // TestIdleLinkHeap: an idle link (connected, its last reply read) holds no
-// read buffer: the reader gives it back before it parks, as the client
-// port does. A sentinel has two links per instance (2000 at 500 masters
-// with one replica each), mostly idle; the 1 KiB buffer each was 2 MiB of
-// a 15 MiB live heap, twice that in RSS under GOGC 100.
+// read buffer (the reader gives it back before it parks, as the client
+// port does) and no context (the dial's ends with the set-up). A sentinel
+// has two links per instance (2000 at 500 masters with one replica each),
+// mostly idle; the 1 KiB buffer each was 2 MiB of a 15 MiB live heap, the
+// context and its timer another 0.5 MiB, twice that in RSS under GOGC 100.
 func TestIdleLinkHeap(t *testing.T) {
 	if !canPeek {
 		t.Skip("no readiness wait on this platform: the reader blocks in Read with its buffer")
@@ -55,9 +56,9 @@ func TestIdleLinkHeap(t *testing.T) {
 	open(201, 201+n)
 	per := float64(liveHeap()-base) / n
 	t.Logf("live heap per idle link: %.0f bytes", per)
-	// What a link needs besides the buffer (conn, reader, socket, pending
-	// slice, output buffer) is ~1.4 KiB (~1.9 KiB in the first test of a process); with
-	// the buffer it was ~2.5 KiB (~3 KiB).
+	// What a link needs (conn, reader, socket, pending slice, output
+	// buffer) is ~1.2 KiB (~1.7 KiB in the first test of a process); with
+	// the buffer and the context it was ~2.5 KiB (~3 KiB).
 	if per >= 2300 {
 		t.Fatalf("an idle link holds %.0f bytes of live heap, want < 2300: is the read buffer (%d bytes) still held?", per, readBufSize)
 	}
