@@ -125,6 +125,20 @@ func (c *conn) release() {
 	c.writeInline(nc, buf)
 }
 
+// reuseLocked takes back buf, the buffer just written (c.mu held). When
+// nothing was queued meanwhile it becomes the output buffer again and the
+// other one is dropped, so an idle link keeps one output buffer, not two
+// (both grew to its largest burst: a PING, an INFO and a hello PUBLISH);
+// the runtime's sends and flushes then reuse that one buffer without
+// allocating. Else it is the spare for the next swap.
+func (c *conn) reuseLocked(buf []byte) {
+	if len(c.out) == 0 {
+		c.out, c.spare = buf[:0], nil
+		return
+	}
+	c.spare = buf
+}
+
 // startWriterLocked reports whether the caller must start a writer for
 // the queued output (connected, output queued, none running); it then
 // counts it as running. c.mu is held.
@@ -374,7 +388,7 @@ func (c *conn) writeOut(nc net.Conn) {
 		_ = nc.SetWriteDeadline(time.Now().Add(c.m.cfg.WriteTimeout))
 		_, err := nc.Write(buf)
 		c.mu.Lock()
-		c.spare = buf
+		c.reuseLocked(buf)
 		c.mu.Unlock()
 		if err != nil {
 			c.fail(fmt.Errorf("%w: write to %s: %w", ErrConnLost, c.addr, err))

@@ -63,3 +63,50 @@ func TestIdleLinkHeap(t *testing.T) {
 		t.Fatalf("an idle link holds %.0f bytes of live heap, want < 2300: is the read buffer (%d bytes) still held?", per, readBufSize)
 	}
 }
+
+// TestIdleLinkOneOutputBuffer: after flushed bursts (the runtime's
+// Deferred sends and Flush, written inline) and plain sends (written by a
+// writer goroutine), an idle link keeps one output buffer, not the one
+// written last and a spare.
+func TestIdleLinkOneOutputBuffer(t *testing.T) {
+	srv := testutil.StartRedis(t)
+	m := newManager(t, Config{})
+	mustConnect(t, m, 1, srv.Addr(), Cmd)
+	tag := Tag(0)
+	burst := func(flags SendFlag) {
+		t.Helper()
+		first := tag + 1
+		for _, cmd := range [][]string{{"PING"}, {"INFO", "replication"}, {"PUBLISH", "__sentinel__:hello", "127.0.0.1,26379,aaaa,0"}} {
+			tag++
+			if !m.Send(1, tag, cmd, flags) {
+				t.Fatalf("Send %v refused", cmd)
+			}
+		}
+		m.Flush()
+		for want := first; want <= tag; want++ {
+			if v := mustReply(t, m, 1, want); v.IsError() {
+				t.Fatalf("reply %d: %v", want, v)
+			}
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		m.mu.Lock()
+		c := m.conns[1]
+		m.mu.Unlock()
+		c.writers.Wait() // a writer goroutine may still be after its write
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.spare != nil || cap(c.out) == 0 {
+			t.Fatalf("%s: idle link keeps %d + %d bytes of output buffers, want one buffer", when, cap(c.out), cap(c.spare))
+		}
+	}
+	for range 3 {
+		burst(Deferred)
+	}
+	check("after flushed bursts")
+	for range 3 {
+		burst(0)
+	}
+	check("after plain sends")
+}
