@@ -125,6 +125,20 @@ func (c *conn) release() {
 	c.writeInline(nc, buf)
 }
 
+// reuseLocked takes back buf, the buffer just written (c.mu held). When
+// nothing was queued meanwhile it becomes the output buffer again and the
+// other one is dropped, so an idle link keeps one output buffer, not two
+// (both grew to its largest burst: a PING, an INFO and a hello PUBLISH);
+// the runtime's sends and flushes then reuse that one buffer without
+// allocating. Else it is the spare for the next swap.
+func (c *conn) reuseLocked(buf []byte) {
+	if len(c.out) == 0 {
+		c.out, c.spare = buf[:0], nil
+		return
+	}
+	c.spare = buf
+}
+
 // startWriterLocked reports whether the caller must start a writer for
 // the queued output (connected, output queued, none running); it then
 // counts it as running. c.mu is held.
@@ -165,12 +179,17 @@ func (c *conn) fail(err error) {
 
 // run dials, then serves the connection (the goroutine dial path, see
 // connector_linux.go for the other).
+//
+// The goroutine of a link spends its life under run or runConnected,
+// serve and readLoop, so these frames are kept small: the set-up and the
+// teardown are functions of their own (not inlined) that return before
+// the read loop starts or run after it ends. The read path then fits a
+// 4 KiB stack more often (docs/bench.md, "Scale at 500 masters").
 func (c *conn) run() {
 	defer c.m.wg.Done()
 	nc, err := c.dial()
 	if err != nil {
-		c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
-		c.finish()
+		c.dialFailed(err)
 		return
 	}
 	c.serve(nc)
@@ -181,26 +200,55 @@ func (c *conn) run() {
 // serves the connection.
 func (c *conn) runConnected(nc net.Conn, deadline time.Time) {
 	defer c.m.wg.Done()
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	nc, err := c.setup(ctx, cancel, nc)
+	nc, err := c.setupBy(nc, deadline)
 	if err != nil {
-		c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
-		c.finish()
+		c.dialFailed(err)
 		return
 	}
 	c.serve(nc)
 }
 
+// setupBy is setup bounded by the dial's deadline. The context ends with
+// the set-up (the TLS handshake is its only user), not with the
+// connection: it and its timer are not kept for the link's life.
+//
+//go:noinline
+func (c *conn) setupBy(nc net.Conn, deadline time.Time) (net.Conn, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	return c.setup(ctx, cancel, nc)
+}
+
+// dialFailed reports a failed dial or set-up.
+//
+//go:noinline
+func (c *conn) dialFailed(err error) {
+	c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
+	c.finish()
+}
+
 // serve reports Connected, starts the writer and reads until the
 // connection ends; then it reports Closed with every pending tag.
 func (c *conn) serve(nc net.Conn) {
+	if !c.start(nc) {
+		return
+	}
+	c.readLoop(nc)
+	c.stop()
+}
+
+// start records the socket, reports Connected and starts the writer for
+// the commands sent before the connection was up; false when the
+// connection was closed meanwhile.
+//
+//go:noinline
+func (c *conn) start(nc net.Conn) bool {
 	c.mu.Lock()
 	if c.dead {
 		c.mu.Unlock()
 		_ = nc.Close()
 		c.finish()
-		return
+		return false
 	}
 	c.nc = nc
 	c.raw = rawConn(nc)
@@ -214,7 +262,14 @@ func (c *conn) serve(nc net.Conn) {
 	if start {
 		go c.writeOut(wnc)
 	}
-	c.readLoop(nc)
+	return true
+}
+
+// stop ends a connection whose read loop ended: no new writer, wait for
+// the running one, report Closed.
+//
+//go:noinline
+func (c *conn) stop() {
 	c.mu.Lock()
 	c.dead = true // no new writer from now on
 	c.mu.Unlock()
@@ -333,7 +388,7 @@ func (c *conn) writeOut(nc net.Conn) {
 		_ = nc.SetWriteDeadline(time.Now().Add(c.m.cfg.WriteTimeout))
 		_, err := nc.Write(buf)
 		c.mu.Lock()
-		c.spare = buf
+		c.reuseLocked(buf)
 		c.mu.Unlock()
 		if err != nil {
 			c.fail(fmt.Errorf("%w: write to %s: %w", ErrConnLost, c.addr, err))

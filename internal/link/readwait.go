@@ -42,12 +42,17 @@ func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 	return r
 }
 
-// idleWait parks until the socket is readable when nothing is buffered.
-// Errors are left for the next read to report.
+// idleWait parks until the socket is readable when nothing is buffered,
+// without the read buffer: it goes back to the pool shared by all Readers
+// and the next read takes one again, so an idle link holds none (the
+// client port does the same; at 500 masters that is 2 MiB of 2000 1 KiB
+// buffers out of a 15 MiB live heap). Errors are left for the next read
+// to report.
 func (r *replyReader) idleWait() {
 	if r.raw == nil || r.rd.Buffered() > 0 {
 		return
 	}
+	r.rd.Release()
 	r.asked = false
 	_ = r.raw.Read(r.fn)
 }

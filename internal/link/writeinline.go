@@ -52,7 +52,7 @@ func (c *conn) writeInline(nc net.Conn, buf []byte) {
 		rest = append(rest, buf[n:]...)
 		c.out = append(rest, c.out...)
 	} else {
-		c.spare = buf
+		c.reuseLocked(buf)
 	}
 	more := len(c.out) > 0 && !c.dead
 	if !more {

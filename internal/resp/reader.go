@@ -153,7 +153,7 @@ func (r *Reader) readLine(max int, tooBig error) ([]byte, error) {
 		if scanned > max+1 {
 			return nil, tooBig
 		}
-		if scanned == len(r.buf) {
+		if scanned == len(r.buf) && r.buf != nil { // nil: released, fill acquires one
 			grown := make([]byte, min(2*len(r.buf), max+2))
 			copy(grown, r.buf[r.r:r.w])
 			r.buf, r.r, r.w = grown, 0, scanned

@@ -58,3 +58,30 @@ func TestReleaseAllocatesNothing(t *testing.T) {
 		t.Fatalf("%.1f allocations per release and reacquire, want 0", n)
 	}
 }
+
+// TestReleaseBetweenValues: ReadValue (the replies a sentinel's links read)
+// works on a released Reader: the first line takes a buffer from the pool.
+// Before, a released Reader's first ReadValue failed with "read buffer
+// full" (readLine grew the nil buffer to zero bytes).
+func TestReleaseBetweenValues(t *testing.T) {
+	var in bytes.Buffer
+	r := NewReaderSize(&in, Limits{}, 64)
+	want := []string{"PONG", "hello", "a"}
+	for i, part := range []string{"+PONG\r\n", "$5\r\nhello\r\n", "*2\r\n$1\r\na\r\n:7\r\n"} {
+		r.Release()
+		if r.buf != nil {
+			t.Fatalf("value %d: buffer kept by Release with nothing unread", i)
+		}
+		in.WriteString(part)
+		v, err := r.ReadValue()
+		if err != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if v.Kind == KindArray {
+			v = v.Elems[0]
+		}
+		if got, _ := v.Text(); got != want[i] {
+			t.Fatalf("value %d: %q, want %q", i, got, want[i])
+		}
+	}
+}

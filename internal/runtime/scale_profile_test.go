@@ -36,6 +36,15 @@ func TestScaleProfile(t *testing.T) {
 		}
 		masters = n
 	}
+	if s := os.Getenv("GOSENTINEL_PROFILE_RATE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("GOSENTINEL_PROFILE_RATE=%q: want bytes per heap sample ≥ 1", s)
+		}
+		old := goruntime.MemProfileRate
+		goruntime.MemProfileRate = n
+		t.Cleanup(func() { goruntime.MemProfileRate = old })
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +59,9 @@ func TestScaleProfile(t *testing.T) {
 	}
 	runConfOpts(t, conf.String(), Options{})
 	time.Sleep(15 * time.Second) // the settling window itself is the measurement
+	var before goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	rssBefore := procRSS()
 
 	cpu, err := os.Create(filepath.Join(dir, "cpu.out"))
 	if err != nil {
@@ -62,6 +74,9 @@ func TestScaleProfile(t *testing.T) {
 	time.Sleep(10 * time.Second)
 	pprof.StopCPUProfile()
 
+	var steady goruntime.MemStats
+	goruntime.ReadMemStats(&steady)
+	rssSteady := procRSS()
 	goruntime.GC()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
@@ -81,11 +96,52 @@ func TestScaleProfile(t *testing.T) {
 	if err := pprof.Lookup("goroutine").WriteTo(gor, 1); err != nil {
 		t.Fatal(err)
 	}
+	mib := func(b uint64) float64 { return float64(b) / (1 << 20) }
 	sum := fmt.Sprintf("masters %d: heap in use %.1f MiB, stacks %.1f MiB, sys %.1f MiB, goroutines %d, GCs %d\n",
-		masters, float64(ms.HeapInuse)/(1<<20), float64(ms.StackInuse)/(1<<20), float64(ms.Sys)/(1<<20),
+		masters, mib(ms.HeapInuse), mib(ms.StackInuse), mib(ms.Sys),
 		goruntime.NumGoroutine(), ms.NumGC)
+	for _, r := range []struct {
+		name string
+		m    *goruntime.MemStats
+		rss  uint64
+	}{{"settled", &before, rssBefore}, {"after window", &steady, rssSteady}, {"after GC", &ms, procRSS()}} {
+		sum += fmt.Sprintf("%s: RSS %.1f, HeapAlloc %.1f, HeapInuse %.1f, HeapIdle %.1f, HeapReleased %.1f, StackInuse %.1f, "+
+			"MSpan+MCache %.1f, GCSys %.1f, OtherSys %.1f, Sys %.1f, NextGC %.1f MiB, GC CPU %.2f %%\n",
+			r.name, mib(r.rss), mib(r.m.HeapAlloc), mib(r.m.HeapInuse), mib(r.m.HeapIdle), mib(r.m.HeapReleased),
+			mib(r.m.StackInuse), mib(r.m.MSpanInuse+r.m.MCacheInuse), mib(r.m.GCSys), mib(r.m.OtherSys), mib(r.m.Sys),
+			mib(r.m.NextGC), 100*r.m.GCCPUFraction)
+	}
+	// Each collection halves the stacks that use less than a quarter of
+	// theirs: what is left after a few back to back is what the parked
+	// goroutines need; the rest is grown by their work between two.
+	sum += "stacks after more collections:"
+	for range 3 {
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		sum += fmt.Sprintf(" %.1f", mib(m.StackInuse))
+	}
+	sum += " MiB\n"
+	sum += fmt.Sprintf("window: allocated %.1f MiB in 10 s, %d GCs\n",
+		mib(steady.TotalAlloc-before.TotalAlloc), steady.NumGC-before.NumGC)
 	t.Log(sum)
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(sum), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// procRSS reads this process' resident set size from /proc (0 where there
+// is no /proc).
+func procRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
