@@ -182,8 +182,10 @@ type FailoverOptions struct {
 	// ClientName is sent with CLIENT SETNAME on data connections.
 	ClientName string
 	// OnConnect, when set, runs on every new data connection after
-	// go-redis's handshake (as go-redis's Options.OnConnect; it is not run
-	// on sentinel connections).
+	// go-redis's handshake and, as in go-redis, on every new sentinel
+	// connection after its handshake and before its first query or
+	// SUBSCRIBE (a ROLE there answers "sentinel"). An error fails that
+	// connection.
 	OnConnect func(ctx context.Context, cn *redis.Conn) error
 
 	// Limiter, when set, is consulted by go-redis before every command (as

@@ -170,8 +170,31 @@ func (r *resolver) subscribeProto(ctx context.Context, s string, resp3 bool) (*s
 		hs = [][]string{r.hello3()}
 	}
 	cmds := append(hs, append([]string{"SUBSCRIBE"}, hintChannels...))
+	var pre []reply // the handshake's replies, when sent on its own
+	if !reused && r.opt.OnConnect != nil {
+		// OnConnect runs on every new sentinel connection between its
+		// handshake and its first command, as in go-redis (a reused
+		// query connection ran it when it was opened).
+		r.stats.sentinelCommands.Add(uint64(len(hs)))
+		var err error
+		if pre, err = rc.do(deadline, hs...); err != nil {
+			c.Close()
+			return nil, &SentinelError{Addr: s, Err: err}
+		}
+		if !hasErrReply(pre) {
+			if err := r.sentinelOnConnect(ctx, c, resp3, deadline); err != nil {
+				c.Close()
+				return nil, &SentinelError{Addr: s, Err: err}
+			}
+		}
+		// A refused handshake is judged below, as when pipelined.
+		cmds = cmds[len(hs):]
+	}
 	r.stats.sentinelCommands.Add(uint64(len(cmds)))
 	rs, err := rc.do(deadline, cmds...)
+	if err == nil && pre != nil {
+		rs = append(pre, rs...)
+	}
 	switch {
 	case err != nil && reused && !isTimeout(err):
 		c.Close()
@@ -216,6 +239,16 @@ func (r *resolver) subscribeProto(ctx context.Context, s string, resp3 bool) (*s
 		r.spool.dropIdle(s)
 	}
 	return sc, nil
+}
+
+// hasErrReply reports whether any of rs is an error reply.
+func hasErrReply(rs []reply) bool {
+	for _, rp := range rs {
+		if rp.err() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // reserveSub marks sentinel s as taken by a subscriber; it reports false

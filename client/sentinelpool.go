@@ -252,6 +252,24 @@ func (r *resolver) checkHandshake(rs []reply) error {
 	return nil
 }
 
+// handshakeOnConnect sends the handshake hs alone on a fresh query
+// connection and then runs OnConnect on it (see sentinelOnConnect).
+func (r *resolver) handshakeOnConnect(ctx context.Context, rc *respConn, hs [][]string, deadline time.Time) error {
+	cut := context.AfterFunc(ctx, func() { rc.Close() }) // closeAll, as for the exchange
+	defer cut()
+	if len(hs) > 0 {
+		rs, err := rc.do(deadline, hs...)
+		r.stats.sentinelCommands.Add(uint64(len(hs)))
+		if err != nil {
+			return err
+		}
+		if err := r.checkHandshake(rs); err != nil {
+			return err
+		}
+	}
+	return r.sentinelOnConnect(ctx, rc.Conn, false, deadline)
+}
+
 // drainTimeout bounds an exchange with a sentinel once the caller has
 // given up (after SentinelTimeout): the reply is still read, so that the
 // connection stays usable, instead of closing it and dialling again, which
@@ -330,6 +348,16 @@ func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, erro
 			pc = &pooledConn{respConn: newRespConn(c)}
 			hs = r.sentinelHandshake()
 			send = append(append([][]string(nil), hs...), cmds...)
+			if r.opt.OnConnect != nil {
+				// OnConnect runs between the handshake and the first
+				// query (go-redis's order): one more round trip.
+				if err := r.handshakeOnConnect(e.ctx, pc.respConn, hs, deadline); err != nil {
+					pc.Close()
+					e.release(nil)
+					return nil, err
+				}
+				hs, send = nil, cmds
+			}
 		}
 		// closeAll (idle stop, Close) cuts the exchange by closing its
 		// connection (closing cannot race with the deadline do sets).
