@@ -222,24 +222,8 @@ func TestOutageSentinelConns(t *testing.T) {
 }
 
 func outageSentinelConns(t *testing.T, pubsub bool) {
-	c := testutil.StartSentinelCluster(t, "mymaster", 1, 3, 2, 60000, 180000)
-	sentinels := c.SentinelAddrs()
-	ours := newSentinelConnCounter(sentinels)
-	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: sentinels, ClientName: "outage-ours",
-		SentinelDialer: ours.dial, DisablePubSub: !pubsub})
-	theirs := newSentinelConnCounter(sentinels)
-	grdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: sentinels,
-		ClientName: "outage-goredis", Dialer: theirs.dial})
-	t.Cleanup(func() { grdb.Close() })
-	ctx := context.Background()
-	for i := 0; i < 3; i++ {
-		if err := rdb.Set(ctx, "k", i, 0).Err(); err != nil {
-			t.Fatalf("write before the kill (ours): %v", err)
-		}
-		if err := grdb.Set(ctx, "k", i, 0).Err(); err != nil {
-			t.Fatalf("write before the kill (go-redis): %v", err)
-		}
-	}
+	c, sentinels, ours, theirs, rdb, grdb := countedPair(t, 60000, 180000, "outage",
+		FailoverOptions{DisablePubSub: !pubsub})
 	if pubsub {
 		waitSubscribed(t, rdb, len(sentinels))
 	}
@@ -309,24 +293,9 @@ func outageSentinelConns(t *testing.T, pubsub bool) {
 // beside it with a counting Dialer; its figures are logged.
 func TestSentinelConnsAfterFailover(t *testing.T) {
 	t.Parallel()
-	c := testutil.StartSentinelCluster(t, "mymaster", 1, 3, 2, 1000, 3000)
-	sentinels := c.SentinelAddrs()
-	ours := newSentinelConnCounter(sentinels)
-	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: sentinels, ClientName: "failover-ours",
-		SentinelDialer: ours.dial, ReconcileInterval: time.Second})
-	theirs := newSentinelConnCounter(sentinels)
-	grdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: sentinels,
-		ClientName: "failover-goredis", Dialer: theirs.dial})
-	t.Cleanup(func() { grdb.Close() })
+	c, sentinels, ours, theirs, rdb, grdb := countedPair(t, 1000, 3000, "failover",
+		FailoverOptions{ReconcileInterval: time.Second})
 	ctx := context.Background()
-	for i := 0; i < 3; i++ {
-		if err := rdb.Set(ctx, "k", i, 0).Err(); err != nil {
-			t.Fatalf("write before the kill (ours): %v", err)
-		}
-		if err := grdb.Set(ctx, "k", i, 0).Err(); err != nil {
-			t.Fatalf("write before the kill (go-redis): %v", err)
-		}
-	}
 	waitSubscribed(t, rdb, len(sentinels))
 	ours.waitOneEach(t, true)
 	oldAddr, newAddr := c.Top.Master.Addr(), c.Top.Replicas[0].Addr()
@@ -457,4 +426,33 @@ func TestSentinelTLSHandshakeOnce(t *testing.T) {
 				n-h0, conns, st1.SentinelCommands-st0.SentinelCommands, h0)
 		})
 	}
+}
+
+// countedPair starts 3 real sentinels over a master and a replica (the
+// given down-after and failover-timeout), our client (opts plus the
+// sentinels, ClientName name+"-ours" and a counting SentinelDialer) and
+// go-redis's FailoverClient (name+"-goredis", a counting Dialer), and
+// writes through both 3 times.
+func countedPair(t *testing.T, downAfter, failoverTimeout int, name string, opts FailoverOptions) (
+	c *testutil.SentinelCluster, sentinels []string, ours, theirs *sentinelConnCounter, rdb *redis.Client, grdb *redis.Client) {
+	t.Helper()
+	c = testutil.StartSentinelCluster(t, "mymaster", 1, 3, 2, downAfter, failoverTimeout)
+	sentinels = c.SentinelAddrs()
+	ours = newSentinelConnCounter(sentinels)
+	opts.SentinelAddrs, opts.ClientName, opts.SentinelDialer = sentinels, name+"-ours", ours.dial
+	rdb = newTestClient(t, opts)
+	theirs = newSentinelConnCounter(sentinels)
+	grdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: sentinels,
+		ClientName: name + "-goredis", Dialer: theirs.dial})
+	t.Cleanup(func() { grdb.Close() })
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if err := rdb.Set(ctx, "k", i, 0).Err(); err != nil {
+			t.Fatalf("write before the kill (ours): %v", err)
+		}
+		if err := grdb.Set(ctx, "k", i, 0).Err(); err != nil {
+			t.Fatalf("write before the kill (go-redis): %v", err)
+		}
+	}
+	return c, sentinels, ours, theirs, rdb, grdb
 }

@@ -359,27 +359,7 @@ func TestRetryYieldsWhenSelectionFails(t *testing.T) {
 	r := s.createReplica(m, Addr{Host: "127.0.0.1", Port: 6380})
 	r.flags |= fSDown
 	r.sdownSince = staggerODownAt + timeBase
-	m.flags |= fSDown | fODown
-	m.odownSince = staggerODownAt + timeBase
-	s.now = staggerODownAt + timeBase
-	if got := s.failoverStartAt(m) - timeBase; got != staggerODownAt {
-		t.Fatalf("first attempt at %d, want its rank-0 turn at ODOWN %d", got, staggerODownAt)
-	}
-	voteAt := staggerODownAt + 100
-	s.now = voteAt + timeBase
-	if got, _ := s.voteLeader(m, 1, id('2')); got != id('2') {
-		t.Fatalf("voted for %q", got)
-	}
-	end := voteAt + 2*m.m.failoverTimeout
-	turn := end + 3*maxStaggerStep // after both peers' turns
-	s.now = turn - 1 + timeBase
-	if s.startFailoverIfNeeded(m) {
-		t.Fatalf("retried at block end + %d with no replica to select, before the peers' turns (+%d)", turn-1-end, turn-end)
-	}
-	s.now = turn + timeBase
-	if !s.startFailoverIfNeeded(m) {
-		t.Fatal("no retry after every peer's turn")
-	}
+	retryYieldsAfterPeers(t, s, m, "with no replica to select")
 }
 
 // TestRetryYieldsWithNoReplicaKnown: a sentinel that knows no replica at
@@ -395,6 +375,16 @@ func TestRetryYieldsWithNoReplicaKnown(t *testing.T) {
 	if len(m.m.replicas) != 0 {
 		t.Fatalf("%d replicas known, want none", len(m.m.replicas))
 	}
+	retryYieldsAfterPeers(t, s, m, "knowing no replica")
+}
+
+// retryYieldsAfterPeers: m is ODOWN at staggerODownAt with s (rank 0)
+// unable to select a replica (why); s votes for a peer, and after the
+// 2 × failover-timeout block it must not retry before both peers' turns
+// (maxStaggerStep each), and must retry at once after them.
+func retryYieldsAfterPeers(t *testing.T, s *Sentinel, m *instance, why string) {
+	t.Helper()
+	id := func(c byte) string { return strings.Repeat(string(c), 40) }
 	m.flags |= fSDown | fODown
 	m.odownSince = staggerODownAt + timeBase
 	s.now = staggerODownAt + timeBase
@@ -408,13 +398,11 @@ func TestRetryYieldsWithNoReplicaKnown(t *testing.T) {
 	}
 	end := voteAt + 2*m.m.failoverTimeout
 	turn := end + 3*maxStaggerStep // after both peers' turns
-	s.now = end + timeBase
-	if s.startFailoverIfNeeded(m) {
-		t.Fatalf("retried at the block's end knowing no replica, before the peers' turns (+%d)", turn-end)
-	}
-	s.now = turn - 1 + timeBase
-	if s.startFailoverIfNeeded(m) {
-		t.Fatalf("retried at block end + %d knowing no replica, before the peers' turns (+%d)", turn-1-end, turn-end)
+	for _, at := range []Millis{end, turn - 1} {
+		s.now = at + timeBase
+		if s.startFailoverIfNeeded(m) {
+			t.Fatalf("retried at block end + %d %s, before the peers' turns (+%d)", at-end, why, turn-end)
+		}
 	}
 	s.now = turn + timeBase
 	if !s.startFailoverIfNeeded(m) {
