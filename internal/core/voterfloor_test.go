@@ -238,7 +238,6 @@ func TestVoterFloorPausedWhileDeaf(t *testing.T) {
 	if v := s.voters(m); v != 1 {
 		t.Fatalf("floor in force after its expiry: %d voters", v)
 	}
-
 }
 
 // TestVoterFloorPausedInTilt: in TILT (here entered after a 3 s stall)
