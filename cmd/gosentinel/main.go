@@ -71,19 +71,23 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal error, can't open config file '%s': %v", abs, err))
 		return 1
 	}
-	if cfg.Server.Daemonize && os.Getenv(daemonEnv) == "" {
+	supervised := supervisedMode(cfg)
+	if cfg.Server.Daemonize && !supervisable(supervised) && os.Getenv(daemonEnv) == "" {
 		if err := daemonize(argv); err != nil {
 			logLine(stdout, runtime.LevelWarning, "Can't daemonize: "+err.Error())
 			return 1
 		}
 		return 0
 	}
-	return serve(abs, cfg, stdout, inv.extra)
+	return serve(abs, cfg, stdout, inv.extra, supervised)
 }
 
 // serve runs the sentinel until SIGTERM/SIGINT, SHUTDOWN or an exit
 // request.
-func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) int {
+func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, supervised string) int {
+	// A sentinel that systemd or upstart supervises stays in the
+	// foreground whatever `daemonize` says (supervise.go).
+	background := cfg.Server.Daemonize && !supervisable(supervised)
 	// Like redis-server: SIGHUP and SIGPIPE are ignored (Go would otherwise
 	// die on SIGHUP, or on a write to a closed stdout pipe).
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
@@ -91,19 +95,20 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't chdir to '%s': %v", cfg.Server.AbsDir, err))
 		return 1
 	}
-	logger, closeLog, err := openLog(cfg, stdout, extra.logFormat)
+	logger, closeLog, err := openLog(cfg, stdout, extra.logFormat, background)
 	if err != nil {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't open the log file: %v", err))
 		return 1
 	}
 	defer closeLog()
 	ctx := context.Background()
+	sup := newSupervisor(supervised, logger)
 	if err := syscall.Access(abs, 2 /* W_OK */); err != nil {
 		logger.Log(ctx, runtime.LevelWarning, fmt.Sprintf("Sentinel config file %s is not writable: %v. Exiting...", abs, err))
 		return 1
 	}
 	pidfile := cfg.Server.PidFile
-	if pidfile == "" && cfg.Server.Daemonize {
+	if pidfile == "" && background {
 		pidfile = "/var/run/redis.pid"
 	}
 	removePid := func() {}
@@ -117,7 +122,7 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 	}
 	exe, _ := os.Executable()
 	mx := newMetricsSetup(extra.metricsAddr)
-	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer()})
+	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer(), Supervised: sup.mode})
 	var se *runtime.StartupError
 	switch {
 	case errors.As(err, &se):
@@ -154,8 +159,11 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 		shownPort = cfg.Server.TLSPort // like redisAsciiArt: the TLS port when there is no plain one
 	}
 	logger.Log(ctx, runtime.LevelNotice, fmt.Sprintf("Running mode=sentinel, port=%d.", shownPort))
+	sup.ready(logger)
+	defer sup.stopping()
 	sigCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	go func() { <-sigCtx.Done(); sup.stopping() }()
 	runDone := make(chan struct{})
 	go forceExitAfter(sigs, runDone, cancel, shutdownGrace, func() { // shutdown.go
 		logger.Log(ctx, runtime.LevelWarning, "Received SIGTERM scheduling shutdown...")
@@ -185,7 +193,7 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags) i
 
 // openLog opens logfile (relative to dir; reopened for every line like
 // Redis, so log rotation needs no signal), or uses stdout when it is empty.
-func openLog(cfg *config.Config, stdout io.Writer, format string) (*slog.Logger, func(), error) {
+func openLog(cfg *config.Config, stdout io.Writer, format string, background bool) (*slog.Logger, func(), error) {
 	w, closeFn := stdout, func() {}
 	if cfg.Server.LogFile != "" {
 		f, err := openLogFile(cfg.Server.LogFile)
@@ -193,7 +201,7 @@ func openLog(cfg *config.Config, stdout io.Writer, format string) (*slog.Logger,
 			return nil, nil, err
 		}
 		w = f
-	} else if cfg.Server.Daemonize {
+	} else if background {
 		w = io.Discard
 	}
 	logger, err := newLogger(w, cfg, format)

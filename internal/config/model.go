@@ -246,3 +246,19 @@ func (s *Server) OutputLimit(class string) OutputLimit {
 	}
 	return OutputLimit{}
 }
+
+// OtherValue returns the first value of a directive kept in Other (one
+// that has no field of its own, such as `supervised`), lower-cased for
+// enum directives as the parser stores them; ok is false when the file
+// and the command line do not set it.
+func (s *Server) OtherValue(name string) (value string, ok bool) {
+	for _, d := range s.Other {
+		if d.Name == name {
+			if len(d.Args) == 0 {
+				return "", true
+			}
+			return d.Args[0], true
+		}
+	}
+	return "", false
+}

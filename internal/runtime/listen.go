@@ -59,6 +59,7 @@ func serverConfig(opts Options, log *slog.Logger) server.Config {
 		Timeout:     time.Duration(s.Timeout) * time.Second,
 		ConfigFile:  opts.ConfigPath,
 		Executable:  opts.Executable,
+		Supervised:  opts.Supervised,
 		OutputLimits: &server.OutputLimits{
 			Normal: outputLimit(s.OutputLimit("normal")),
 			Pubsub: outputLimit(s.OutputLimit("pubsub")),

@@ -51,6 +51,9 @@ type Options struct {
 	Link link.Config
 	// Executable is shown in INFO server.
 	Executable string
+	// Supervised is INFO server's process_supervised: "systemd",
+	// "upstart" or "no" (empty means "no").
+	Supervised string
 	// NoQueryCache turns off the read-only query cache (querycache.go):
 	// every GET-MASTER-ADDR-BY-NAME then goes through the loop (tests,
 	// benchmarks).

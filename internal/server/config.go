@@ -65,6 +65,9 @@ type Config struct {
 	ACLLogMaxLen int
 	// ConfigFile, Executable and RunID are shown in INFO server.
 	ConfigFile, Executable, RunID string
+	// Supervised is INFO server's process_supervised ("systemd",
+	// "upstart"; empty means "no").
+	Supervised string
 	// now is the clock of the soft output limit (tests replace it).
 	now func() time.Time
 	// Logf receives notable events (clients dropped for limits, bind

@@ -100,7 +100,11 @@ func (s *Server) infoServer(b *strings.Builder) {
 	field(b, "atomicvar_api", "c11-builtin")
 	field(b, "gcc_version", "0.0.0")
 	field(b, "process_id", os.Getpid())
-	field(b, "process_supervised", "no")
+	supervised := s.cfg.Supervised
+	if supervised == "" {
+		supervised = "no"
+	}
+	field(b, "process_supervised", supervised)
 	field(b, "run_id", s.runID)
 	field(b, "tcp_port", port)
 	field(b, "server_time_usec", now.UnixMicro())
