@@ -164,7 +164,7 @@ func TestRelativeConfigDirLogfile(t *testing.T) {
 	log1, _ := os.ReadFile(logPath + ".1")
 	log2, _ := os.ReadFile(logPath)
 	log := append(log1, log2...)
-	for _, want := range []string{"# +monitor master mym 127.0.0.1 " + strconv.Itoa(master.Port) + " quorum 1", "Sentinel ID is ", "bye bye"} {
+	for _, want := range []string{"# +monitor master mym 127.0.0.1 " + strconv.Itoa(master.Port) + " quorum 1", "Sentinel ID is ", "# User requested shutdown...", "* Removing the pid file.", "bye bye"} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}

@@ -112,12 +112,14 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, s
 		pidfile = "/var/run/redis.pid"
 	}
 	removePid := func() {}
+	pidWritten := false
 	if pidfile != "" {
 		if err := os.WriteFile(pidfile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
 			logger.Log(ctx, runtime.LevelWarning, "Failed to write PID file: "+err.Error())
 		} else {
 			defer os.Remove(pidfile)
 			removePid = func() { _ = os.Remove(pidfile) }
+			pidWritten = true
 		}
 	}
 	exe, _ := os.Executable()
@@ -186,6 +188,13 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, s
 	}
 	if sigCtx.Err() != nil {
 		logger.Log(ctx, runtime.LevelWarning, "Received SIGTERM scheduling shutdown...")
+	}
+	// The lines of redis-server's prepareForShutdown, which log watchers
+	// match on (after SIGTERM and after SHUTDOWN alike).
+	logger.Log(ctx, runtime.LevelWarning, "User requested shutdown...")
+	if pidWritten {
+		logger.Log(ctx, runtime.LevelNotice, "Removing the pid file.")
+		removePid()
 	}
 	logger.Log(ctx, runtime.LevelWarning, "Sentinel is now ready to exit, bye bye...")
 	return 0
