@@ -72,6 +72,10 @@ func (s *Sentinel) processHello(payload string) {
 	if si != nil && !addrEqualsHost(si.addr, h.ip, h.port) {
 		si = nil // known runid at another address: an address switch
 	}
+	if si == nil && !s.helloNamesOurs(m, h) {
+		s.foreignHello(m, h) // foreign.go: another deployment's sentinel
+		return
+	}
 	if si == nil {
 		removed := s.removeSentinelByRunID(m, h.runid)
 		if removed {

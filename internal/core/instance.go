@@ -83,6 +83,9 @@ type instance struct {
 
 // masterState holds the fields only masters have.
 type masterState struct {
+	// foreignHelloLogged is when a hello of another deployment was last
+	// logged (foreign.go; 0: never).
+	foreignHelloLogged   Millis
 	quorum               int
 	failoverTimeout      Millis
 	parallelSyncs        int
