@@ -124,7 +124,7 @@ func (s *Sentinel) cmdPublish(id uint64, args []string) {
 		s.respond(id, ErrorValue("ERR Only HELLO messages are accepted by Sentinel instances."))
 		return
 	}
-	s.processHello(args[2])
+	s.processHello(args[2], false)
 	s.respond(id, Int(1))
 }
 

@@ -17,17 +17,24 @@ import "strings"
 // alike before this rule), and a config epoch of one deployment switches
 // the other's sentinels to a master of the wrong deployment.
 //
-// The rule: a hello from a sentinel not known under the master (new
-// run ID, or a known one at a new address) is taken only when the master
-// address it announces is one this sentinel can place in its own
-// deployment — the master's address, one of its known replicas, or the
-// master that the monitored master reports replicating from (a sentinel
-// that missed a failover learns it from the demoted master's side). Any
-// other is not this deployment's master: the hello is dropped (no
-// +sentinel, no epoch taken, no config adopted) and logged at most once a
-// minute per master. Hellos from sentinels already known are handled as
-// sentinel.c does, so a peer that announces a failover this sentinel has
-// not seen (a replica it has not discovered yet) is still followed.
+// The rule: a hello that arrives on the Pub/Sub channel of a monitored
+// instance from a sentinel not known under the master (new run ID, or a
+// known one at a new address) is taken only when the master address it
+// announces is one this sentinel can place in its own deployment — the
+// master's address, one of its known replicas, or the master that the
+// monitored master reports replicating from (a sentinel that missed a
+// failover learns it from the demoted master's side). Any other is not
+// this deployment's master: the hello is dropped (no +sentinel, no epoch
+// taken, no config adopted) and logged at most once a minute per master.
+// Hellos from sentinels already known are handled as sentinel.c does, so
+// a peer that announces a failover this sentinel has not seen (a replica
+// it has not discovered yet) is still followed; and so are hellos a peer
+// PUBLISHes to this sentinel directly: a peer only sends those once it
+// has taken this sentinel as its own, and a sentinel that forgot its
+// peers and replicas (SENTINEL RESET) while its master is down learns
+// the failover only that way (simulator seed 1615703). Leaked hellos
+// arrive through instances; once none is taken, no sentinel of the other
+// deployment learns this one, and nothing comes back directly.
 
 // foreignHelloLogEvery is the least time between two log lines about
 // foreign hellos of one master.

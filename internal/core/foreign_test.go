@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// TestForeignHello pins decision 35: a hello from a sentinel not known
-// under the master is taken only when the master address it announces
-// belongs to this deployment (the master, a known replica, or the master
-// the monitored master replicates from); one from a known sentinel is
-// handled as sentinel.c does.
+// TestForeignHello pins decision 35: a hello that comes through a
+// monitored instance from a sentinel not known under the master is taken
+// only when the master address it announces belongs to this deployment
+// (the master, a known replica, or the master the monitored master
+// replicates from); one from a known sentinel, or PUBLISHed to this
+// sentinel by a peer, is handled as sentinel.c does.
 func TestForeignHello(t *testing.T) {
 	const peerD = "dddddddddddddddddddddddddddddddddddddddd"
 	foreignLogs := func(effs []Effect) int {
@@ -21,13 +22,18 @@ func TestForeignHello(t *testing.T) {
 		}
 		return n
 	}
+	// publish delivers a hello on the master's Pub/Sub link, as a leaked
+	// hello arrives.
 	publish := func(t *testing.T, s *Sentinel, now Millis, payload string) []Effect {
 		t.Helper()
-		resp, effs := request(s, now, 1, "PUBLISH", HelloChannel, payload)
-		if len(resp) != 1 {
-			t.Fatalf("PUBLISH reply %v", resp)
+		m := s.masters["mym"]
+		if m.link.pcState != connUp {
+			s.Step(now, LinkConnected{Link: m.link.id, Conn: m.link.pc})
+			if m.link.pcState != connUp {
+				t.Fatalf("pub/sub link of the master not up")
+			}
 		}
-		return andSaved(s, now, effs)
+		return andSaved(s, now, s.Step(now, Message{Link: m.link.id, Conn: m.link.pc, Channel: HelloChannel, Payload: payload}))
 	}
 
 	t.Run("unknown sentinel announcing another deployment's master is dropped", func(t *testing.T) {
@@ -67,6 +73,20 @@ func TestForeignHello(t *testing.T) {
 		m := s.masters["mym"]
 		m.roleReported, m.slaveMasterHost, m.slaveMasterPort = fSlave, "10.0.0.9", 6379
 		effs := publish(t, s, 100, helloFrom("127.0.0.1", 26390, peerD, 1, "10.0.0.9", 6379, 1))
+		if got := emitTypes(effs); !strings.HasPrefix(got, "+sentinel ") || !strings.Contains(got, "+switch-master") {
+			t.Errorf("events %q, want +sentinel … +switch-master", got)
+		}
+	})
+	t.Run("a hello PUBLISHed to this sentinel by a peer is taken, as sentinel.c", func(t *testing.T) {
+		// A sentinel that forgot its peers and replicas (SENTINEL RESET)
+		// while its master was down learns the failover this way only
+		// (simulator seed 1615703).
+		s := newTestCore(t)
+		resp, effs := request(s, 100, 1, "PUBLISH", HelloChannel, helloFrom("127.0.0.1", 26390, peerD, 1, "10.0.0.9", 6379, 1))
+		if len(resp) != 1 {
+			t.Fatalf("PUBLISH reply %v", resp)
+		}
+		effs = andSaved(s, 100, effs)
 		if got := emitTypes(effs); !strings.HasPrefix(got, "+sentinel ") || !strings.Contains(got, "+switch-master") {
 			t.Errorf("events %q, want +sentinel … +switch-master", got)
 		}

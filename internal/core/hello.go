@@ -49,8 +49,10 @@ func formatHello(h hello) string {
 }
 
 // processHello is sentinelProcessHelloMessage (plus the own-myid filter of
-// sentinelReceiveHelloMessages and sentinelPublishCommand).
-func (s *Sentinel) processHello(payload string) {
+// sentinelReceiveHelloMessages and sentinelPublishCommand). viaInstance
+// says the hello came on the Pub/Sub channel of a monitored instance, not
+// in a PUBLISH sent to this sentinel (foreign.go).
+func (s *Sentinel) processHello(payload string, viaInstance bool) {
 	if strings.Contains(payload, s.myid) {
 		return
 	}
@@ -72,7 +74,7 @@ func (s *Sentinel) processHello(payload string) {
 	if si != nil && !addrEqualsHost(si.addr, h.ip, h.port) {
 		si = nil // known runid at another address: an address switch
 	}
-	if si == nil && !s.helloNamesOurs(m, h) {
+	if si == nil && viaInstance && !s.helloNamesOurs(m, h) {
 		s.foreignHello(m, h) // foreign.go: another deployment's sentinel
 		return
 	}

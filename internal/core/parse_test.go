@@ -160,7 +160,7 @@ func FuzzParseHello(f *testing.F) {
 		}
 		_ = h
 		s0 := newTestCore(t)
-		s0.processHello(s)
+		s0.processHello(s, true)
 		s0.step(0, Request{ID: 1, Args: []string{"PUBLISH", HelloChannel, s}})
 	})
 }

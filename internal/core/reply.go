@@ -58,5 +58,5 @@ func (s *Sentinel) onMessage(e Message) {
 		return
 	}
 	s.heardHello(l) // voterfloor.go
-	s.processHello(e.Payload)
+	s.processHello(e.Payload, true)
 }
