@@ -239,13 +239,14 @@ func ranksBefore(a, b *core.ReplicaView) bool {
 // calm reports whether replica r was clearly eligible for sentinel s in
 // truth: running, not paused or loading, replicating from master, and
 // untouched (crash, restart, pause, role change, partition, reset, stall,
-// clock jump) together with s, and s not restarted, for a window long
+// clock jump, INFO denied or allowed again) together with s, and s not restarted, for a window long
 // enough for s's view of it to be fresh.
 func (w *World) calm(s *sentinel, r *instance, master core.Addr) bool {
 	now := w.sch.now
 	o := w.opt
 	win := 2*o.Timing.InfoPeriod + 5*o.Timing.PingPeriod + o.DownAfter
 	return r.up && !r.paused && !r.loading(now) && r.isReplicaOf(master) && now-r.lastDisturbed >= win &&
+		!r.infoDenied && now-r.infoDisturbed >= win &&
 		now-w.netDisturbed[r.id] >= win && now-w.netDisturbed[s.node] >= win && now-s.startedAt >= win &&
 		now >= s.backShadow+win
 }

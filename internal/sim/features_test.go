@@ -11,7 +11,8 @@ import (
 // and failing to resolve, NOAUTH/WRONGPASS between sentinels and both
 // rotations completing, partial and full resyncs, SENTINEL RESET answered,
 // peers dialed at their announced addresses — or the feature is not tested
-// at all. (Rounds six and seven added the last two.)
+// at all. (Rounds six and seven added operator-reset and
+// sentinel-announce, round nine info-denied.)
 func TestRoundThreeFeatures(t *testing.T) {
 	n := 12
 	if testing.Short() || raceEnabled {
@@ -43,6 +44,21 @@ func TestRoundThreeFeatures(t *testing.T) {
 		{"sentinel-announce", func(o *Options) {
 			o.SentinelAnnounce, o.PreconfiguredPeers = true, false
 		}, []string{"cmd sentinel 10.0.9.", "+sentinel sentinel", "10.0.9.2 30002 @"}},
+		// Round nine: INFO denied (an ACL, -NOPERM) on every replica of
+		// the first group before the healed-phase kill: the selection must
+		// find no eligible replica (E1 checks a selection on the stale
+		// INFO) and the failover must complete once INFO is allowed.
+		{"info-denied", func(o *Options) {
+			if !o.hasPromotable() {
+				o.Priority[0] = 100
+			}
+			if o.InfoDenied == InfoDeniedNone {
+				o.InfoDeniedFor = o.DownAfter + o.Timing.AskPeriod + 1000 + o.Timing.ElectionTimeout + 1000
+				o.HealPhase += o.infoDenyLead() + o.InfoDeniedFor
+			}
+			o.InfoDenied, o.KillMasterAfterHeal = InfoDeniedAll, true
+		}, []string{"operator's ACL denies INFO on redis", "-NOPERM this user has no permissions", "-failover-abort-no-good-slave",
+			"operator's ACL allows INFO on redis", "liveness: failover done"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var all strings.Builder

@@ -55,6 +55,10 @@ type instance struct {
 	// passwords are the valid passwords of the default user (nil: no
 	// AUTH needed); two during a rotation (ACL SETUSER default >new).
 	passwords []string
+	// infoDenied: an operator's ACL denies INFO (-NOPERM); infoDisturbed
+	// is when that last started or ended (infodeny.go).
+	infoDenied    bool
+	infoDisturbed int64
 
 	// The config file: what the process comes back with after a restart.
 	// SLAVEOF changes it only when CONFIG REWRITE follows.
@@ -152,6 +156,9 @@ func (w *World) execute(in *instance, c *conn, args []string) core.Value {
 	case "CLIENT":
 		return w.clientCommand(in, c, args)
 	case "INFO":
+		if in.infoDenied {
+			return core.ErrorValue(noPermInfo)
+		}
 		return core.Bulk(w.renderInfo(in))
 	case "ROLE":
 		return w.roleReply(in)

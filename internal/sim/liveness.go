@@ -38,6 +38,12 @@ type liveState struct {
 	killedAll  []*instance // every master killed on purpose, restarted together
 	doubleDone bool        // the new master was killed right after the first failover
 
+	// Round nine (infodeny.go): the replicas whose INFO is denied before
+	// the kill, and when the kill may come.
+	infoDenied   []*instance
+	infoDenyDone bool
+	killAt       int64
+
 	stableSince int64 // converged continuously since (0: not converged)
 
 	manualDone  bool
@@ -109,11 +115,28 @@ func (w *World) livePoll() {
 				break
 			}
 			if w.opt.KillMasterAfterHeal && w.eligibleReplica() {
+				if w.opt.InfoDenied != InfoDeniedNone && l.infoDenied == nil && !l.infoDenyDone {
+					// Round nine: deny INFO first, kill once the
+					// replicas' last INFO is past selection's limit.
+					l.infoDenyDone = true
+					if l.infoDenied = w.denyInfo(); l.infoDenied != nil {
+						l.killAt = now + w.opt.infoDenyLead()
+						break
+					}
+				}
+				if now < l.killAt {
+					break
+				}
 				m := w.agreedMaster(0)
 				w.tracef("liveness: converged; killing master %s", m.addr.IP)
 				w.crashInstance(m)
 				l.killed, l.phase, l.deadline = m, phaseFailover, now+w.opt.failoverBound()
 				l.killedAll = append(l.killedAll, m)
+				if denied := l.infoDenied; denied != nil {
+					// No failover can select a denied replica meanwhile.
+					l.deadline += w.opt.InfoDeniedFor
+					w.sch.after(w.opt.InfoDeniedFor, func() { w.allowInfo(denied) })
+				}
 			} else {
 				w.startQuiet()
 			}

@@ -129,6 +129,12 @@ type Options struct {
 	// announces (announce-ip, announce-port) the only address its peers
 	// can reach (announce.go).
 	SentinelAnnounce bool
+	// InfoDenied denies INFO (an operator's ACL, -NOPERM) on replicas of
+	// the first group from infoDenyLead before the healed-phase kill of
+	// the master until InfoDeniedFor ms after it; PING still gets through
+	// (infodeny.go, round nine).
+	InfoDenied    InfoDenial
+	InfoDeniedFor int64
 
 	// Plan is the fault plan drawn from the seed (faults.go): the
 	// scenario, independent of what the core does.
@@ -225,10 +231,14 @@ func NewOptions(seed uint64) Options {
 	o.drawFeatures3()
 	o.drawFeatures6()
 	o.drawFeatures7()
+	o.drawFeatures9()
 	o.Plan = o.plan()
 	// Healing needs room for: TILT to end, a paced retry (2×failover-timeout),
 	// a failover, and fix-slave-config (failover-timeout after a change).
 	o.HealPhase = 2*o.convergeBound() + 3*o.failoverBound() + o.demoteBound() + o.quietWindow() + 2000
+	if o.InfoDenied != InfoDeniedNone {
+		o.HealPhase += o.infoDenyLead() + o.InfoDeniedFor
+	}
 	return o
 }
 
@@ -315,6 +325,9 @@ func (o Options) String() string {
 	if o.SentinelAnnounce {
 		f("sentinel-announce", "every sentinel behind a NAT, announce-ip 10.0.9.N announce-port 3000N")
 	}
+	if o.InfoDenied != InfoDeniedNone {
+		f("info-denied", fmt.Sprintf("INFO denied on %s of %s before the healed-phase kill, until %dms after it", o.InfoDenied, MasterName, o.InfoDeniedFor))
+	}
 	return b.String()
 }
 
@@ -355,6 +368,8 @@ func (o Options) Validate() error {
 		return bad("non-positive down-after, failover-timeout, fault gap or repl-timeout")
 	case t.PingPeriod < 1 || t.InfoPeriod < 1 || t.PublishPeriod < 1 || t.TiltTrigger < 1:
 		return bad("non-positive timer in %+v", t)
+	case o.InfoDenied < InfoDeniedNone || o.InfoDenied > InfoDeniedBest || o.InfoDeniedFor < 0:
+		return bad("info-denied %d for %dms", o.InfoDenied, o.InfoDeniedFor)
 	case o.Warmup < 0 || o.FaultPhase < 0 || o.HealPhase < 1:
 		return bad("phases %d/%d/%d", o.Warmup, o.FaultPhase, o.HealPhase)
 	}

@@ -60,6 +60,8 @@ func TestValidateRejectsBrokenOptions(t *testing.T) {
 		{"no down-after", func(o *Options) { o.DownAfter = 0 }},
 		{"no ping period", func(o *Options) { o.Timing.PingPeriod = 0 }},
 		{"no heal phase", func(o *Options) { o.HealPhase = 0 }},
+		{"unknown info denial", func(o *Options) { o.InfoDenied = InfoDeniedBest + 1 }},
+		{"negative info denial", func(o *Options) { o.InfoDenied, o.InfoDeniedFor = InfoDeniedAll, -1 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ func TestSeedNamesScenario(t *testing.T) {
 		3:    "9d96f217e777344b", // round three: cd5c0e534d5707f0 before PSYNC and hostnames
 		42:   "86ff31e442f3a800", // round six: d11096a16fafbd10 before operator-reset (round three: 6f63ac9f031e0b95)
 		1000: "06180c550ae98818", // round six: f815e154bc78f865 before operator-reset
+		9:    "5b8309545730f13d", // round nine: 74d373d88d1b732e before info-denied
 	} {
 		if got := NewOptions(seed).Fingerprint(); got != want {
 			t.Errorf("seed %d: scenario fingerprint %s, want %s (the seed → scenario expansion changed)", seed, got, want)
@@ -106,5 +107,40 @@ func TestNewKindsKeepPlan(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: other faults moved when operator-reset was added", seed)
 		}
+	}
+}
+
+// TestInfoDeniedKeepsScenario: round nine's INFO denial is drawn from a
+// stream of its own and is no fault of the plan, so a seed that draws it
+// keeps every other option and its whole fault plan, and a seed that does
+// not keeps its fingerprint (checked against main's binary when it was
+// added: seeds 1–300, 70 draw it).
+func TestInfoDeniedKeepsScenario(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		o := NewOptions(seed)
+		if o.InfoDenied == InfoDeniedNone {
+			if o.InfoDeniedFor != 0 {
+				t.Fatalf("seed %d: info-denied-for %d without a denial", seed, o.InfoDeniedFor)
+			}
+			continue
+		}
+		drawn++
+		if !o.KillMasterAfterHeal || !o.hasPromotable() || o.InfoDeniedFor <= o.DownAfter {
+			t.Fatalf("seed %d: info denial drawn with kill %v, promotable %v, for %dms", seed, o.KillMasterAfterHeal, o.hasPromotable(), o.InfoDeniedFor)
+		}
+		if !reflect.DeepEqual(o.plan(), o.Plan) {
+			t.Fatalf("seed %d: plan differs from its own options' plan", seed)
+		}
+		// The denial itself draws nothing from the base or fault streams:
+		// without it the seed expands to the same options but those fields.
+		old := o
+		old.InfoDenied, old.InfoDeniedFor = InfoDeniedNone, 0
+		if !reflect.DeepEqual(old.plan(), o.Plan) {
+			t.Fatalf("seed %d: the fault plan depends on the info denial", seed)
+		}
+	}
+	if drawn < 300/8 || drawn > 300/2 {
+		t.Fatalf("info denial drawn in %d of 300 seeds, want about a quarter", drawn)
 	}
 }
