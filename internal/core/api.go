@@ -83,6 +83,9 @@ type MasterView struct {
 
 	Replicas  []ReplicaView
 	Sentinels []SentinelView
+	// ForeignHellos counts the hellos dropped as another deployment's
+	// since the start (docs/core.md decision 35).
+	ForeignHellos uint64
 }
 
 // ReplicaView is a read-only copy of one replica of a master.

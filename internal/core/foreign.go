@@ -65,9 +65,11 @@ func (s *Sentinel) helloNamesOurs(m *instance, h hello) bool {
 		strings.EqualFold(m.slaveMasterHost, h.masterIP)
 }
 
-// foreignHello logs a dropped hello of another deployment (rate-limited).
+// foreignHello counts a dropped hello of another deployment and logs it
+// (rate-limited).
 func (s *Sentinel) foreignHello(m *instance, h hello) {
 	ms := m.m
+	ms.foreignHellos++
 	if ms.foreignHelloLogged != 0 && s.now-ms.foreignHelloLogged < foreignHelloLogEvery {
 		return
 	}

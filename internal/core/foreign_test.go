@@ -50,6 +50,9 @@ func TestForeignHello(t *testing.T) {
 		if n := foreignLogs(effs); n != 1 {
 			t.Errorf("%d warnings, want 1", n)
 		}
+		if v := s.Masters()[0].ForeignHellos; v != 1 {
+			t.Errorf("MasterView.ForeignHellos = %d, want 1", v)
+		}
 		// Logged once a minute per master, whatever the sender.
 		if n := foreignLogs(publish(t, s, 30_000, helloFrom("10.9.9.3", 26379, strings.Repeat("e", 40), 5, "10.9.9.1", 6379, 5))); n != 0 {
 			t.Errorf("%d warnings 30 s later, want 0", n)

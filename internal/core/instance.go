@@ -84,8 +84,9 @@ type instance struct {
 // masterState holds the fields only masters have.
 type masterState struct {
 	// foreignHelloLogged is when a hello of another deployment was last
-	// logged (foreign.go; 0: never).
+	// logged (foreign.go; 0: never); foreignHellos counts them.
 	foreignHelloLogged   Millis
+	foreignHellos        uint64
 	quorum               int
 	failoverTimeout      Millis
 	parallelSyncs        int

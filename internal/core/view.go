@@ -19,6 +19,7 @@ func (s *Sentinel) masterView(m *instance) MasterView {
 		SDownSince:        ext(m.sdownSince),
 		ODownSince:        ext(m.odownSince),
 		FailoverStartTime: ext(ms.failoverStartTime),
+		ForeignHellos:     ms.foreignHellos,
 	}
 	_, v.ShownAddr, v.ShownCurrentAddr = s.shownMaster(m)
 	if ms.promoted != nil {

@@ -195,7 +195,7 @@ func TestStateSeries(t *testing.T) {
 		CurrentEpoch: 7, Tilt: true, Durable: true, ScriptsRunning: 1, ScriptsQueued: 3, ConnectedClients: 4,
 		Masters: []core.MasterView{
 			{Name: "a", Quorum: 2, ConfigEpoch: 5, SDown: true, ODown: true, CurrentAddr: addr,
-				FailoverState: core.FailoverReconfSlaves, FailoverEpoch: 7,
+				FailoverState: core.FailoverReconfSlaves, FailoverEpoch: 7, ForeignHellos: 9,
 				Replicas:  []core.ReplicaView{{Priority: 100}, {Priority: 0}, {Priority: 100, SDown: true}, {Priority: 100, Disconnected: true}},
 				Sentinels: []core.SentinelView{{SDown: true}, {SDown: true}}},
 			{Name: "b", Quorum: 2, Sentinels: []core.SentinelView{{}, {SDown: true}, {SDown: true}, {SDown: true}}},
@@ -235,6 +235,8 @@ func TestStateSeries(t *testing.T) {
 		{"gosentinel_master_failover_state", map[string]string{"master": "a", "state": "none"}, 0},
 		{"gosentinel_master_failover_state", map[string]string{"master": "b", "state": "none"}, 1},
 		{"gosentinel_master_failover_epoch", map[string]string{"master": "a"}, 7},
+		{"gosentinel_master_foreign_hellos_total", map[string]string{"master": "a"}, 9},
+		{"gosentinel_master_foreign_hellos_total", map[string]string{"master": "b"}, 0},
 	}
 	for _, tt := range tests {
 		if got, ok := value(t, m.Registry(), tt.name, tt.labels); !ok || got != tt.want {

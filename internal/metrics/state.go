@@ -39,6 +39,7 @@ type stateCollector struct {
 	status, quorum, quorumOK, majorityOK, usable                     *prometheus.Desc
 	replicas, promotable, sentinels, configEpoch, address            *prometheus.Desc
 	failoverState, failoverEpoch                                     *prometheus.Desc
+	foreignHellos                                                    *prometheus.Desc
 }
 
 func newStateCollector(src func() Source, timeout time.Duration) *stateCollector {
@@ -64,6 +65,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 		address:        desc("gosentinel_master_address_info", "Always 1; the labels give the address GET-MASTER-ADDR-BY-NAME returns.", "master", "ip", "port"),
 		failoverState:  desc("gosentinel_master_failover_state", "1 for the master's current failover state (none, wait_start, select_slave, send_slaveof_noone, wait_promotion, reconf_slaves, update_config), 0 for the others.", "master", "state"),
 		failoverEpoch:  desc("gosentinel_master_failover_epoch", "Epoch of the master's last failover started by this sentinel (0 if none).", "master"),
+		foreignHellos:  desc("gosentinel_master_foreign_hellos_total", "Hellos for this master name dropped since the start because they announce a master of another deployment (docs/core.md decision 35): another deployment uses the same master name and its hellos reach this one.", "master"),
 	}
 }
 
@@ -71,7 +73,7 @@ func newStateCollector(src func() Source, timeout time.Duration) *stateCollector
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.up, c.epoch, c.tilt, c.durable, c.scriptsRunning, c.scriptsQueued, c.clients,
 		c.status, c.quorum, c.quorumOK, c.majorityOK, c.usable, c.replicas, c.promotable,
-		c.sentinels, c.configEpoch, c.address, c.failoverState, c.failoverEpoch} {
+		c.sentinels, c.configEpoch, c.address, c.failoverState, c.failoverEpoch, c.foreignHellos} {
 		ch <- d
 	}
 }
@@ -125,6 +127,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.failoverState, b2f(fs == m.FailoverState), m.Name, fs.String())
 		}
 		gauge(c.failoverEpoch, float64(m.FailoverEpoch), m.Name)
+		ch <- prometheus.MustNewConstMetric(c.foreignHellos, prometheus.CounterValue, float64(m.ForeignHellos), m.Name)
 	}
 }
 
