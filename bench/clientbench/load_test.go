@@ -193,6 +193,8 @@ type loadRun struct {
 	ownCommands  uint64        // our clients only: Stats.SentinelCommands in the window
 	slowestWrite time.Duration // kill → last client's first acknowledged write
 	lost, verifs uint64        // our clients: subscriptions found dead, verifications (Stats)
+	idleCPU      time.Duration // sentinels' CPU time (sum) in the idle second
+	windowCPU    time.Duration // sentinels' CPU time (sum) in the window
 }
 
 // runLoad starts a fresh cluster, n clients of contender k (each writes
@@ -265,11 +267,14 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 		}
 	}
 	s1 := snap(t, sentinels)
+	cpu1 := sentinelCPU(c)
 	run.setupConns, _ = s1.since(s0)
 	// One idle second (writes go on) before the kill.
 	idle := time.NewTimer(time.Second)
 	<-idle.C
 	s2 := snap(t, sentinels)
+	cpu2 := sentinelCPU(c)
+	run.idleCPU = cpu2 - cpu1
 	run.idleConns, run.idleCmds = s2.since(s1)
 	own0 := ownStats(rdbs)
 	var watch *eventWatch
@@ -317,6 +322,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	}
 	run.window = time.Since(kill)
 	run.conns, run.cmds = snap(t, sentinels).since(s2)
+	run.windowCPU = sentinelCPU(c) - cpu2
+	// The sentinels' own failover, from their logs: whether the fleet's
+	// load delayed it (compare with the other contenders of the run).
+	t.Logf("%s: sentinels' failover steps after the kill (first sentinel to log each): %s", k.name, sentinelSteps(c, kill))
 	var ds []time.Duration
 	for i := range firstAfter {
 		if at := firstAfter[i].Load(); at != 0 {
@@ -382,7 +391,7 @@ func TestSentinelLoad(t *testing.T) {
 		fleet = v
 	}
 	var b strings.Builder
-	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | sentinel CPU ms/s idle / window | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, size := range []struct {
 		n      int
 		period time.Duration
@@ -405,9 +414,16 @@ func TestSentinelLoad(t *testing.T) {
 				net := float64(v) - float64(b)/base.window.Seconds()*run.window.Seconds()
 				return fmt.Sprintf("%.2f", max(net, 0)/run.window.Seconds()/float64(n))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %d / %d / %d / %d |\n",
+			cpuRate := func(d, over time.Duration) string {
+				if d < 0 || over <= 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.0f", float64(d.Milliseconds())/over.Seconds())
+			}
+			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %s / %s | %d / %d / %d / %d |\n",
 				n, k.name, run.window.Round(time.Millisecond), run.recovered, n, run.conns, run.cmds,
-				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds, run.ownDials, run.ownCommands, run.lost, run.verifs)
+				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds,
+				cpuRate(run.idleCPU, time.Second), cpuRate(run.windowCPU, run.window), run.ownDials, run.ownCommands, run.lost, run.verifs)
 		}
 	}
 	t.Logf("sentinel load (%s):\n%s", sentinelKind(), b.String())
