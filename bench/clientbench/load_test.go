@@ -381,11 +381,13 @@ func ownStats(rdbs []*redis.Client) ownCounts {
 // every ms, and connections/commands for a fleet (GOSENTINEL_BENCH_FLEET,
 // default 1000 clients, one write each per 200 ms) — ours vs go-redis,
 // with the sentinels' own traffic as a baseline. Only with
-// GOSENTINEL_BENCH=1.
+// GOSENTINEL_BENCH=1. GOSENTINEL_BENCH_BURN=n adds n busy-loop processes
+// (see startBurners) for a loaded machine.
 func TestSentinelLoad(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the sentinel load measurement")
 	}
+	startBurners(t)
 	fleet := 1000
 	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_FLEET")); err == nil && v > 0 {
 		fleet = v

@@ -3,8 +3,10 @@ package clientbench
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/testutil"
@@ -82,4 +84,27 @@ func sentinelSteps(c *testutil.SentinelCluster, kill time.Time) string {
 		return "none"
 	}
 	return strings.Join(out, "; ")
+}
+
+// startBurners starts GOSENTINEL_BENCH_BURN busy-loop processes (nice 19,
+// with this process's CPU affinity: run the bench under `taskset -c 0` to
+// put them, the servers, the sentinels and the clients on one core), so
+// that the fleet runs on a machine as loaded as the shared box at its
+// worst (load 20–150), reproducibly. They are killed when the test ends.
+func startBurners(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_BURN"))
+	if err != nil || n <= 0 {
+		return
+	}
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("nice", "-n", "19", "sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start busy loop: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Logf("%d busy-loop processes started (GOSENTINEL_BENCH_BURN)", n)
 }
