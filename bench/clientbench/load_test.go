@@ -207,6 +207,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	s0 := snap(t, sentinels)
 	var rdbs []*redis.Client
 	var logs []*phaseLog
+	startAt := time.Now()
 	if k.make != nil {
 		for i := 0; i < n; i++ {
 			var lg *slog.Logger
@@ -266,8 +267,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 			t.Fatalf("%s: clients did not all write within 60 s", k.name)
 		}
 	}
+	t.Logf("%s: start-up (first client built → every client wrote once) %v", k.name, time.Since(startAt).Round(time.Millisecond))
 	s1 := snap(t, sentinels)
 	cpu1 := sentinelCPU(c)
+	idle0 := ownStats(rdbs)
 	run.setupConns, _ = s1.since(s0)
 	// One idle second (writes go on) before the kill.
 	idle := time.NewTimer(time.Second)
@@ -277,6 +280,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	run.idleCPU = cpu2 - cpu1
 	run.idleConns, run.idleCmds = s2.since(s1)
 	own0 := ownStats(rdbs)
+	if k.make != nil {
+		t.Logf("%s: idle second, own Stats: sentinel dials %d, sentinel commands %d, subscriptions lost %d, verifications %d",
+			k.name, own0.dials-idle0.dials, own0.cmds-idle0.cmds, own0.lost-idle0.lost, own0.verifs-idle0.verifs)
+	}
 	var watch *eventWatch
 	if phasesOn() && k.make != nil {
 		watch = watchEvents(sentinels)
