@@ -281,8 +281,9 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	run.idleConns, run.idleCmds = s2.since(s1)
 	own0 := ownStats(rdbs)
 	if k.make != nil {
-		t.Logf("%s: idle second, own Stats: sentinel dials %d, sentinel commands %d, subscriptions lost %d, verifications %d",
-			k.name, own0.dials-idle0.dials, own0.cmds-idle0.cmds, own0.lost-idle0.lost, own0.verifs-idle0.verifs)
+		t.Logf("%s: idle second, own Stats: sentinel dials %d, sentinel commands %d, subscriptions lost %d, verifications %d, resolutions %d, reconciliations %d, sentinel errors %d",
+			k.name, own0.dials-idle0.dials, own0.cmds-idle0.cmds, own0.lost-idle0.lost, own0.verifs-idle0.verifs,
+			own0.resolutions-idle0.resolutions, own0.reconciles-idle0.reconciles, own0.sentinelErrors-idle0.sentinelErrors)
 	}
 	var watch *eventWatch
 	if phasesOn() && k.make != nil {
@@ -350,6 +351,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 		logPhases(t, k.name, kill, logs, firstAfter)
 	}
 	own1 := ownStats(rdbs)
+	if k.make != nil {
+		t.Logf("%s: window, own Stats: resolutions %d, reconciliations %d, sentinel errors %d",
+			k.name, own1.resolutions-own0.resolutions, own1.reconciles-own0.reconciles, own1.sentinelErrors-own0.sentinelErrors)
+	}
 	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds
 	run.lost, run.verifs = own1.lost-own0.lost, own1.verifs-own0.verifs
 	for i := range firstAfter {
@@ -367,7 +372,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 // sentinels after the kill.
 const baselineWindow = 2300 * time.Millisecond
 
-type ownCounts struct{ dials, cmds, lost, verifs uint64 }
+type ownCounts struct{ dials, cmds, lost, verifs, resolutions, reconciles, sentinelErrors uint64 }
 
 func ownStats(rdbs []*redis.Client) ownCounts {
 	var o ownCounts
@@ -377,6 +382,9 @@ func ownStats(rdbs []*redis.Client) ownCounts {
 			o.cmds += st.SentinelCommands
 			o.lost += st.PubSubLost
 			o.verifs += st.Verifications
+			o.resolutions += st.Resolutions
+			o.reconciles += st.Reconciles
+			o.sentinelErrors += st.SentinelErrors
 		}
 	}
 	return o
