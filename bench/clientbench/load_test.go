@@ -193,6 +193,8 @@ type loadRun struct {
 	ownCommands  uint64        // our clients only: Stats.SentinelCommands in the window
 	slowestWrite time.Duration // kill → last client's first acknowledged write
 	lost, verifs uint64        // our clients: subscriptions found dead, verifications (Stats)
+	idleCPU      time.Duration // sentinels' CPU time (sum) in the idle second
+	windowCPU    time.Duration // sentinels' CPU time (sum) in the window
 }
 
 // runLoad starts a fresh cluster, n clients of contender k (each writes
@@ -205,6 +207,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	s0 := snap(t, sentinels)
 	var rdbs []*redis.Client
 	var logs []*phaseLog
+	startAt := time.Now()
 	if k.make != nil {
 		for i := 0; i < n; i++ {
 			var lg *slog.Logger
@@ -264,14 +267,24 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 			t.Fatalf("%s: clients did not all write within 60 s", k.name)
 		}
 	}
+	t.Logf("%s: start-up (first client built → every client wrote once) %v", k.name, time.Since(startAt).Round(time.Millisecond))
 	s1 := snap(t, sentinels)
+	cpu1 := sentinelCPU(c)
+	idle0 := ownStats(rdbs)
 	run.setupConns, _ = s1.since(s0)
 	// One idle second (writes go on) before the kill.
 	idle := time.NewTimer(time.Second)
 	<-idle.C
 	s2 := snap(t, sentinels)
+	cpu2 := sentinelCPU(c)
+	run.idleCPU = cpu2 - cpu1
 	run.idleConns, run.idleCmds = s2.since(s1)
 	own0 := ownStats(rdbs)
+	if k.make != nil {
+		t.Logf("%s: idle second, own Stats: sentinel dials %d, sentinel commands %d, subscriptions lost %d, verifications %d, resolutions %d, reconciliations %d, sentinel errors %d",
+			k.name, own0.dials-idle0.dials, own0.cmds-idle0.cmds, own0.lost-idle0.lost, own0.verifs-idle0.verifs,
+			own0.resolutions-idle0.resolutions, own0.reconciles-idle0.reconciles, own0.sentinelErrors-idle0.sentinelErrors)
+	}
 	var watch *eventWatch
 	if phasesOn() && k.make != nil {
 		watch = watchEvents(sentinels)
@@ -317,6 +330,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	}
 	run.window = time.Since(kill)
 	run.conns, run.cmds = snap(t, sentinels).since(s2)
+	run.windowCPU = sentinelCPU(c) - cpu2
+	// The sentinels' own failover, from their logs: whether the fleet's
+	// load delayed it (compare with the other contenders of the run).
+	t.Logf("%s: sentinels' failover steps after the kill (first sentinel to log each): %s", k.name, sentinelSteps(c, kill))
 	var ds []time.Duration
 	for i := range firstAfter {
 		if at := firstAfter[i].Load(); at != 0 {
@@ -334,6 +351,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 		logPhases(t, k.name, kill, logs, firstAfter)
 	}
 	own1 := ownStats(rdbs)
+	if k.make != nil {
+		t.Logf("%s: window, own Stats: resolutions %d, reconciliations %d, sentinel errors %d",
+			k.name, own1.resolutions-own0.resolutions, own1.reconciles-own0.reconciles, own1.sentinelErrors-own0.sentinelErrors)
+	}
 	run.ownDials, run.ownCommands = own1.dials-own0.dials, own1.cmds-own0.cmds
 	run.lost, run.verifs = own1.lost-own0.lost, own1.verifs-own0.verifs
 	for i := range firstAfter {
@@ -351,7 +372,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 // sentinels after the kill.
 const baselineWindow = 2300 * time.Millisecond
 
-type ownCounts struct{ dials, cmds, lost, verifs uint64 }
+type ownCounts struct{ dials, cmds, lost, verifs, resolutions, reconciles, sentinelErrors uint64 }
 
 func ownStats(rdbs []*redis.Client) ownCounts {
 	var o ownCounts
@@ -361,6 +382,9 @@ func ownStats(rdbs []*redis.Client) ownCounts {
 			o.cmds += st.SentinelCommands
 			o.lost += st.PubSubLost
 			o.verifs += st.Verifications
+			o.resolutions += st.Resolutions
+			o.reconciles += st.Reconciles
+			o.sentinelErrors += st.SentinelErrors
 		}
 	}
 	return o
@@ -372,17 +396,19 @@ func ownStats(rdbs []*redis.Client) ownCounts {
 // every ms, and connections/commands for a fleet (GOSENTINEL_BENCH_FLEET,
 // default 1000 clients, one write each per 200 ms) — ours vs go-redis,
 // with the sentinels' own traffic as a baseline. Only with
-// GOSENTINEL_BENCH=1.
+// GOSENTINEL_BENCH=1. GOSENTINEL_BENCH_BURN=n adds n busy-loop processes
+// (see startBurners) for a loaded machine.
 func TestSentinelLoad(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the sentinel load measurement")
 	}
+	startBurners(t)
 	fleet := 1000
 	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_FLEET")); err == nil && v > 0 {
 		fleet = v
 	}
 	var b strings.Builder
-	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | sentinel CPU ms/s idle / window | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, size := range []struct {
 		n      int
 		period time.Duration
@@ -405,9 +431,16 @@ func TestSentinelLoad(t *testing.T) {
 				net := float64(v) - float64(b)/base.window.Seconds()*run.window.Seconds()
 				return fmt.Sprintf("%.2f", max(net, 0)/run.window.Seconds()/float64(n))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %d / %d / %d / %d |\n",
+			cpuRate := func(d, over time.Duration) string {
+				if d < 0 || over <= 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.0f", float64(d.Milliseconds())/over.Seconds())
+			}
+			fmt.Fprintf(&b, "| %d | %s | %v (%d/%d) | %d | %d | %s | %s | %d | %d | %d | %s / %s | %d / %d / %d / %d |\n",
 				n, k.name, run.window.Round(time.Millisecond), run.recovered, n, run.conns, run.cmds,
-				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds, run.ownDials, run.ownCommands, run.lost, run.verifs)
+				per(run.conns, base.conns), per(run.cmds, base.cmds), run.setupConns, run.idleConns, run.idleCmds,
+				cpuRate(run.idleCPU, time.Second), cpuRate(run.windowCPU, run.window), run.ownDials, run.ownCommands, run.lost, run.verifs)
 		}
 	}
 	t.Logf("sentinel load (%s):\n%s", sentinelKind(), b.String())
