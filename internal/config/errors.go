@@ -66,7 +66,7 @@ const (
 	msgUnbalancedQuotes = "Unbalanced quotes in configuration line"
 
 	// gosentinel's own (gosentinel.voter-floor, voterfloor.go).
-	msgFloorCount  = "Voter floor count must be an integer of 2 or more."
-	msgFloorExpiry = "Voter floor expiry must be a Unix time in milliseconds."
-	msgFloorDup    = "Duplicate voter floor for master."
+	msgFloorCount = "Voter floor count must be an integer of 2 or more."
+	msgFloorLeft  = "Voter floor time left must be a number of milliseconds."
+	msgFloorDup   = "Duplicate voter floor for master."
 )

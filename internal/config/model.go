@@ -151,12 +151,12 @@ type Master struct {
 	// gave the reboot period under Valkey 8's name, else "" (Redis'
 	// master-reboot-down-after-period); the rewrite writes the same name.
 	RebootOption string
-	// VoterFloor and VoterFloorExpiry are the gosentinel.voter-floor line
+	// VoterFloor and VoterFloorLeft are the gosentinel.voter-floor line
 	// (voterfloor.go): the voter count gosentinel's leader election keeps
-	// after a SENTINEL RESET, and when it expires, in Unix milliseconds.
-	// VoterFloor 0: no line.
-	VoterFloor       int
-	VoterFloorExpiry int64
+	// after a SENTINEL RESET, and the milliseconds of its window left when
+	// the file was written. VoterFloor 0: no line.
+	VoterFloor     int
+	VoterFloorLeft int64
 }
 
 // Addr is a host (IP or hostname) and a port.

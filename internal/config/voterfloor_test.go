@@ -16,22 +16,22 @@ import (
 // loads back to the same state.
 func TestVoterFloorRoundTrip(t *testing.T) {
 	in := `port 26379
-gosentinel.voter-floor "my m" 3 1764800000000
+gosentinel.voter-floor "my m" 3 6900
 sentinel monitor "my m" 127.0.0.1 6379 1
 sentinel monitor other 127.0.0.1 6380 2
 # a comment
 `
 	c := mustParse(t, in)
 	m := c.Master("my m")
-	if m.VoterFloor != 3 || m.VoterFloorExpiry != 1764800000000 {
-		t.Fatalf("floor %d until %d", m.VoterFloor, m.VoterFloorExpiry)
+	if m.VoterFloor != 3 || m.VoterFloorLeft != 6900 {
+		t.Fatalf("floor %d with %d ms left", m.VoterFloor, m.VoterFloorLeft)
 	}
 	if o := c.Master("other"); o.VoterFloor != 0 {
 		t.Fatalf("other master has a floor: %d", o.VoterFloor)
 	}
-	m.VoterFloorExpiry = 1764800009400
+	m.VoterFloorLeft = 9400
 	out := string(RewriteContent([]byte(in), c))
-	want := `gosentinel.voter-floor "my m" 3 1764800009400`
+	want := `gosentinel.voter-floor "my m" 3 9400`
 	if lines := strings.Split(out, "\n"); len(lines) < 2 || lines[1] != want {
 		t.Fatalf("floor line not rewritten in place:\n%s", out)
 	}
@@ -40,8 +40,8 @@ sentinel monitor other 127.0.0.1 6380 2
 		t.Fatalf("state changed by the round trip:\n%s", out)
 	}
 	// A second floor is appended; a gone floor leaves no line.
-	c.Master("other").VoterFloor, c.Master("other").VoterFloorExpiry = 5, 42
-	m.VoterFloor, m.VoterFloorExpiry = 0, 0
+	c.Master("other").VoterFloor, c.Master("other").VoterFloorLeft = 5, 42
+	m.VoterFloor, m.VoterFloorLeft = 0, 0
 	out = string(RewriteContent([]byte(out), c))
 	if strings.Contains(out, `"my m" 3`) || !strings.Contains(out, "\ngosentinel.voter-floor other 5 42\n") {
 		t.Fatalf("floors not updated:\n%s", out)
@@ -69,8 +69,8 @@ func TestVoterFloorErrors(t *testing.T) {
 		{"gosentinel.voter-floor nosuch 3 1", msgNoMaster},
 		{"gosentinel.voter-floor m 1 1", msgFloorCount},
 		{"gosentinel.voter-floor m three 1", msgFloorCount},
-		{"gosentinel.voter-floor m 3 -1", msgFloorExpiry},
-		{"gosentinel.voter-floor m 3 soon", msgFloorExpiry},
+		{"gosentinel.voter-floor m 3 -1", msgFloorLeft},
+		{"gosentinel.voter-floor m 3 soon", msgFloorLeft},
 		{"sentinel voter-floor m 3 1", msgUnrecognized},
 	} {
 		_, err := Parse(strings.NewReader(mon+tc.line+"\n"), "f.conf")
@@ -103,7 +103,7 @@ func TestVoterFloorLoadedByRealSentinels(t *testing.T) {
 			c.Sentinel.MyID = fixedID
 			m := c.Master("m")
 			m.KnownSentinels = []Peer{{"127.0.0.4", 26379, strings.Repeat("c", 40)}}
-			m.VoterFloor, m.VoterFloorExpiry = 3, 1764800000000
+			m.VoterFloor, m.VoterFloorLeft = 3, 6900
 			conf := filepath.Join(dir, "sentinel.conf")
 			if err := os.WriteFile(conf, []byte(in), 0o644); err != nil {
 				t.Fatal(err)
@@ -112,18 +112,18 @@ func TestVoterFloorLoadedByRealSentinels(t *testing.T) {
 				t.Fatal(err)
 			}
 			ours, _ := os.ReadFile(conf)
-			if !strings.Contains(string(ours), "\ngosentinel.voter-floor m 3 1764800000000\n") {
+			if !strings.Contains(string(ours), "\ngosentinel.voter-floor m 3 6900\n") {
 				t.Fatalf("no floor line written:\n%s", ours)
 			}
 			real := runBin(t, bin, dir, port, nil, "", "")
-			if !strings.Contains(real, "\n# ??? gosentinel.voter-floor m 3 1764800000000\n") {
+			if !strings.Contains(real, "\n# ??? gosentinel.voter-floor m 3 6900\n") {
 				t.Fatalf("%s did not comment the line out:\n%s", bin, real)
 			}
 			back, err := Parse(strings.NewReader(real), "real.conf")
 			if err != nil {
 				t.Fatalf("%v\n%s", err, real)
 			}
-			m.VoterFloor, m.VoterFloorExpiry = 0, 0
+			m.VoterFloor, m.VoterFloorLeft = 0, 0
 			if want, got := normSentinel(c.Sentinel), normSentinel(back.Sentinel); !reflect.DeepEqual(want, got) {
 				t.Fatalf("state after %s's rewrite:\n--- ours\n%s--- theirs\n%s", bin, ours, real)
 			}

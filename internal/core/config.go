@@ -82,14 +82,15 @@ type MasterConfig struct {
 
 	// VoterFloor is the voter count our leader election keeps after a
 	// SENTINEL RESET (docs/core.md decision 33), 0 when there is none;
-	// VoterFloorUntil is when it expires, on the clock of [Sentinel.Step]'s
-	// now. Not a Redis directive: the runtime writes it as a
-	// gosentinel-only line with the expiry in Unix milliseconds and
-	// converts it back at load (docs/config.md). The core drops a loaded
-	// floor that has expired at its first Step and cuts one that ends more
-	// than down-after + 2 × failover-timeout later.
-	VoterFloor      int
-	VoterFloorUntil Millis
+	// VoterFloorLeft is how much of its window was left when the State
+	// was taken: the window runs only while the sentinel can hear its
+	// peers, so a restart goes on with what was left, however long the
+	// sentinel was down. Not a Redis directive: the runtime writes it as
+	// a gosentinel-only line (docs/config.md). The core drops a loaded
+	// floor with nothing left and cuts one with more than down-after + 2 ×
+	// failover-timeout left to that.
+	VoterFloor     int
+	VoterFloorLeft Millis
 }
 
 // State is the part of a sentinel's configuration that Sentinel itself

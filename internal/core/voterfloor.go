@@ -14,7 +14,7 @@ package core
 // raises the number of votes our own election needs: peers, real
 // sentinels among them, are unaffected.
 //
-// The floor is persisted (MasterConfig.VoterFloor, VoterFloorUntil: a
+// The floor is persisted (MasterConfig.VoterFloor, VoterFloorLeft: a
 // gosentinel-only line of sentinel.conf, docs/config.md), so a sentinel
 // restarted after the RESET keeps it (sim finding F13). Its window runs
 // only while the sentinel could have heard its peers: not in TILT, and
@@ -22,7 +22,12 @@ package core
 // replicas within the last 3 hello periods. A sentinel that is stalled,
 // cut off, or whose master and replicas are all unreachable cannot tell
 // a removed peer from a partitioned one, so the floor's expiry moves on
-// with the clock (at most one window ahead of now) while that lasts.
+// with the clock (at most one window ahead of now) while that lasts. A
+// sentinel that is down cannot hear either: what is persisted is the
+// part of the window left, not an expiry, and a restart goes on from
+// there (sim seed 1652531: a crash during a pause whose moved expiry was
+// never saved, config writes failing, restarted past the saved expiry
+// and elected alone).
 
 // voterFloor is the voter count a RESET left behind.
 type voterFloor struct {
@@ -31,9 +36,9 @@ type voterFloor struct {
 	// heard is the last time a hello arrived on the pub/sub link of the
 	// master or one of its replicas (the RESET or the start counts as one).
 	heard Millis
-	// pushed: the expiry was moved by a pause not yet saved (see
-	// runVoterFloors).
-	pushed bool
+	// left is the window left as loaded from the State, until the first
+	// Step sets until from it (startVoterFloors).
+	left Millis
 }
 
 // voterFloorWindow is how long a floor lasts when rediscovery does not
@@ -103,30 +108,34 @@ func (s *Sentinel) voterFloorActive(m *instance) bool {
 // time since the previous tick: a floor whose sentinel could not hear its
 // peers over that time (in TILT, which includes the stall or clock jump
 // that triggered it, or no hello for 3 hello periods) has its expiry
-// moved on by that time, up to one window from now. When the pause ends
-// the new expiry is saved (one config write per pause), so a restart
-// keeps it; a crash during a pause restarts with the expiry last saved.
+// moved on by that time, up to one window from now. Nothing is saved for
+// that: a pause keeps the window left as it is, so the part left that
+// the file holds since its last write is never less than the part left
+// now, and a restart after a crash during a pause loses none of it.
 func (s *Sentinel) runVoterFloors(delta Millis) {
 	if len(s.floors) == 0 {
 		return
 	}
 	keep := s.floors[:0]
 	for _, m := range s.floors {
-		if m.released || !s.voterFloorActive(m) {
-			if !m.released {
-				m.m.floor = voterFloor{}
-			}
+		if m.released {
+			continue
+		}
+		f := &m.m.floor
+		// The pause is applied before the expiry is looked at: the tick
+		// of a clock jump or stall longer than what is left of the window
+		// enters TILT and must not find the floor expired by that jump
+		// (sim seed 1654493: +3.8 s with 2.9 s left, elected alone 3 s
+		// later). A hello "heard" later than now was heard before the
+		// clock was set back and says nothing about now.
+		if s.tilt || f.heard > s.now || s.now-f.heard > 3*s.timing.PublishPeriod {
+			f.until = min(f.until+max(delta, 0), s.now+voterFloorWindow(m))
+		}
+		if !s.voterFloorActive(m) {
+			m.m.floor = voterFloor{}
 			continue
 		}
 		keep = append(keep, m)
-		f := &m.m.floor
-		if s.tilt || s.now-f.heard > 3*s.timing.PublishPeriod {
-			f.until = min(f.until+max(delta, 0), s.now+voterFloorWindow(m))
-			f.pushed = true
-		} else if f.pushed {
-			f.pushed = false
-			s.markDirty()
-		}
 	}
 	clear(s.floors[len(keep):])
 	s.floors = keep
@@ -150,26 +159,28 @@ func (s *Sentinel) heardHello(l *instanceLink) {
 }
 
 // loadVoterFloor restores a persisted floor (MasterConfig.VoterFloor);
-// until is on the caller's clock.
+// its window starts again at the first Step.
 func (s *Sentinel) loadVoterFloor(m *instance, mc *MasterConfig) {
 	if mc.VoterFloor > 1 {
-		m.m.floor = voterFloor{n: mc.VoterFloor, until: mc.VoterFloorUntil + timeBase}
+		m.m.floor = voterFloor{n: mc.VoterFloor, left: mc.VoterFloorLeft}
 		s.trackVoterFloor(m)
 	}
 }
 
 // startVoterFloors runs at the first Step, when the time is known: a
-// loaded floor that has expired is dropped, one that ends more than a
-// window from now (a wall clock set back while the sentinel was down, a
-// hand-written line) is cut to one window, and its hearing starts now.
+// loaded floor with nothing left is dropped, one with more than a window
+// left (a hand-written line, or one written by a version that saved an
+// expiry in Unix ms there) is cut to one window, and its hearing starts
+// now.
 func (s *Sentinel) startVoterFloors() {
 	for _, m := range s.floors {
 		f := &m.m.floor
-		if f.n <= len(m.m.sentinels)+1 || f.until <= s.now {
+		if f.n <= len(m.m.sentinels)+1 || f.left <= 0 {
 			*f = voterFloor{}
 			continue
 		}
-		f.until = min(f.until, s.now+voterFloorWindow(m))
+		f.until = s.now + min(f.left, voterFloorWindow(m))
+		f.left = 0
 		f.heard = s.now
 		s.logf(LevelNotice, "Voter floor of %s loaded from the config: its elections count %d voters until as many are known again, or for %d ms in which it can hear them (docs/core.md decision 33)",
 			m.name, f.n, f.until-s.now)
@@ -180,6 +191,6 @@ func (s *Sentinel) startVoterFloors() {
 func (s *Sentinel) snapshotVoterFloor(m *instance, mc *MasterConfig) {
 	if s.voterFloorActive(m) {
 		mc.VoterFloor = m.m.floor.n
-		mc.VoterFloorUntil = m.m.floor.until - timeBase
+		mc.VoterFloorLeft = m.m.floor.until - s.now
 	}
 }

@@ -125,20 +125,23 @@ func (d *floorDriver) run(to Millis, hello func(now Millis) bool) {
 	}
 }
 
-// lastFloor is the floor of the last Persist: count and expiry.
+// lastFloor is the floor of the last Persist: count and window left.
 func (d *floorDriver) lastFloor(t *testing.T) (int, Millis) {
 	t.Helper()
 	if len(d.persists) == 0 {
 		t.Fatalf("no Persist")
 	}
 	mc := d.persists[len(d.persists)-1].State.Masters[0]
-	return mc.VoterFloor, mc.VoterFloorUntil
+	return mc.VoterFloor, mc.VoterFloorLeft
 }
 
 // TestVoterFloorSurvivesRestart (sim finding F13, seed 1601788): the
-// floor is part of the persisted State, with its expiry on the caller's
-// clock; a sentinel restarted from the file after the RESET keeps it and
-// it expires at the same time as it would have without the restart.
+// floor is part of the persisted State, with the part of its window left
+// when the State was taken; a sentinel restarted from the file after the
+// RESET keeps it, and the window goes on from the restart: the time the
+// sentinel was down, in which it could not hear its peers, does not use
+// it up (sim seed 1652531: restarted past an absolute expiry and elected
+// alone).
 func TestVoterFloorSurvivesRestart(t *testing.T) {
 	s := newQuorumOneCore(t)
 	d := &floorDriver{s: s, now: 100}
@@ -147,21 +150,22 @@ func TestVoterFloorSurvivesRestart(t *testing.T) {
 	// two peers. Any later write carries the floor.
 	d.now = 200
 	d.step(Request{ID: 2, Args: []string{"SENTINEL", "SET", "mym", "parallel-syncs", "2"}})
-	n, until := d.lastFloor(t)
-	if n != 3 || until != 100+1000+2*3000 {
-		t.Fatalf("persisted floor %d until %d, want 3 until %d", n, until, 100+1000+2*3000)
+	n, left := d.lastFloor(t)
+	if n != 3 || left != 100+1000+2*3000-200 {
+		t.Fatalf("persisted floor %d with %d ms left, want 3 with %d", n, left, 100+1000+2*3000-200)
 	}
 	st := d.persists[len(d.persists)-1].State
 	if len(st.Masters[0].KnownSentinels) != 0 {
 		t.Fatalf("the file still lists %d peers", len(st.Masters[0].KnownSentinels))
 	}
 
-	// Crash, restart from the file at 3000 (the clock goes on).
+	// Crash, restart from the file at 20000, after the floor would have
+	// expired had the sentinel been running (the clock goes on).
 	r, err := New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 3)))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	r.Step(3000, Tick{})
+	r.Step(20000, Tick{})
 	m := r.masters["mym"]
 	if v := r.voters(m); v != 3 {
 		t.Fatalf("restarted with %d voters, want the floor's 3", v)
@@ -170,7 +174,7 @@ func TestVoterFloorSurvivesRestart(t *testing.T) {
 	if w := r.getLeader(m, 1); w != "" {
 		t.Fatalf("restarted sentinel elected %q by its own vote alone", w)
 	}
-	r.now = timeBase + 7100 - 1
+	r.now = timeBase + 20000 + 6900 - 1
 	if v := r.voters(m); v != 3 {
 		t.Fatalf("floor gone 1 ms before its expiry: %d voters", v)
 	}
@@ -182,15 +186,16 @@ func TestVoterFloorSurvivesRestart(t *testing.T) {
 		t.Fatalf("expired floor still saved: %+v", mc)
 	}
 
-	// A file whose floor has expired, or ends too far ahead (a wall clock
-	// set back while the sentinel was down), at the restart.
-	st.Masters[0].VoterFloorUntil = 2999
+	// A file whose floor has nothing left, or more than one window (a
+	// hand-written line, or an expiry in Unix ms as an older gosentinel
+	// wrote it).
+	st.Masters[0].VoterFloorLeft = 0
 	r, _ = New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 4)))
 	r.Step(3000, Tick{})
 	if v := r.voters(r.masters["mym"]); v != 1 {
 		t.Fatalf("expired floor loaded: %d voters", v)
 	}
-	st.Masters[0].VoterFloorUntil = 1 << 40
+	st.Masters[0].VoterFloorLeft = 1764800000000
 	r, _ = New(Config{State: st, Port: 26379}, rand.New(rand.NewPCG(1, 5)))
 	r.Step(3000, Tick{})
 	if f := r.masters["mym"].m.floor; f.n != 3 || f.until != timeBase+3000+7000 {
@@ -201,8 +206,9 @@ func TestVoterFloorSurvivesRestart(t *testing.T) {
 // TestVoterFloorPausedWhileDeaf (sim finding F13, seed 1507811): the
 // window runs only while the sentinel could hear its peers. Without a
 // hello on the master's pub/sub link for 3 hello periods, and in TILT,
-// the expiry moves on with the clock; when hellos are heard again the
-// new expiry is saved and the window runs down from there.
+// the expiry moves on with the clock, so the window left stays what it
+// was when the pause began: the file's value, written before, is never
+// less than it, and nothing needs saving when hellos are heard again.
 func TestVoterFloorPausedWhileDeaf(t *testing.T) {
 	s := newTestCore(t, func(mc *MasterConfig) {
 		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 20000, 1000 // window 22 s
@@ -221,14 +227,15 @@ func TestVoterFloorPausedWhileDeaf(t *testing.T) {
 	if got, want := m.m.floor.until, timeBase+22100+(30000-9000); got != want {
 		t.Fatalf("expiry %d, want %d", got-timeBase, want-timeBase)
 	}
-	// Hellos again: the moved expiry is saved at the next tick.
+	if mc := s.snapshot().Masters[0]; mc.VoterFloor != 3 || mc.VoterFloorLeft != 22100-9000 {
+		t.Fatalf("floor %d with %d ms left while deaf, want 3 with %d (as when it went deaf)",
+			mc.VoterFloor, mc.VoterFloorLeft, 22100-9000)
+	}
+	// Hellos again: nothing to save.
 	saved := len(d.persists)
 	d.run(30100, func(Millis) bool { return true })
-	if len(d.persists) != saved+1 {
-		t.Fatalf("%d Persists when hearing resumed, want 1", len(d.persists)-saved)
-	}
-	if n, until := d.lastFloor(t); n != 3 || until != 22100+21000 {
-		t.Fatalf("saved floor %d until %d, want 3 until %d", n, until, 22100+21000)
+	if len(d.persists) != saved {
+		t.Fatalf("%d Persists when hearing resumed, want none", len(d.persists)-saved)
 	}
 	d.run(43000, every(30000, 1<<40))
 	if v := s.voters(m); v != 3 {
@@ -280,5 +287,31 @@ func TestVoterFloorPausedInTilt(t *testing.T) {
 	d.run(until-timeBase, always)
 	if v := s.voters(m); v != 1 {
 		t.Fatalf("floor in force after its expiry: %d voters", v)
+	}
+}
+
+// TestVoterFloorSurvivesLongStall (sim seed 1654493): a stall or clock
+// jump longer than what is left of the window enters TILT at the tick
+// after it, and that tick moves the expiry on before it looks at it; the
+// floor used to be found expired by the jump itself and dropped.
+func TestVoterFloorSurvivesLongStall(t *testing.T) {
+	s := newTestCore(t, func(mc *MasterConfig) {
+		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 2000, 1000 // window 4 s
+	})
+	d := &floorDriver{s: s, now: 100}
+	m := s.masters["mym"]
+	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	always := func(now Millis) bool { return now%1000 == 0 }
+	d.run(3000, always) // 1.1 s of the window left
+	d.now = 6000        // a 3 s stall
+	d.step(Tick{})
+	if !s.tilt {
+		t.Fatalf("no TILT after a 3 s stall")
+	}
+	if v := s.voters(m); v != 3 {
+		t.Fatalf("floor dropped by the stall: %d voters", v)
+	}
+	if got, want := m.m.floor.until, timeBase+4100+3000; got != want {
+		t.Fatalf("expiry %d after the stall, want %d", got-timeBase, want-timeBase)
 	}
 }

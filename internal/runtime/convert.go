@@ -12,9 +12,8 @@ import (
 )
 
 // coreConfig builds the core's Config from sentinel.conf;
-// resolve resolves hostnames (a dnsCache's resolve) when resolve-hostnames is on;
-// start is the Unix time in ms of the runtime's clock origin (coreClock).
-func coreConfig(c *config.Config, timing core.Timing, resolve func(string) (string, bool), start int64) core.Config {
+// resolve resolves hostnames (a dnsCache's resolve) when resolve-hostnames is on.
+func coreConfig(c *config.Config, timing core.Timing, resolve func(string) (string, bool)) core.Config {
 	s := c.Sentinel
 	cc := core.Config{
 		State: core.State{
@@ -58,7 +57,7 @@ func coreConfig(c *config.Config, timing core.Timing, resolve func(string) (stri
 			LeaderEpoch:                 m.LeaderEpoch,
 		}
 		if m.VoterFloor != 0 {
-			mc.VoterFloor, mc.VoterFloorUntil = m.VoterFloor, coreClock(m.VoterFloorExpiry, start)
+			mc.VoterFloor, mc.VoterFloorLeft = m.VoterFloor, m.VoterFloorLeft
 		}
 		for _, r := range m.RenameCommands {
 			mc.RenameCommands = append(mc.RenameCommands, core.Rename{From: r.Old, To: r.New})
@@ -89,22 +88,6 @@ func coreAddr(host string, port int, resolveHostnames bool, resolve func(string)
 	return a
 }
 
-// The voter floor's expiry (docs/core.md decision 33) is the only time the
-// core persists. The core's clock is the runtime's monotonic time since
-// Runtime.start plus 1 ms (loop.go now), which means nothing to the next
-// process; sentinel.conf holds the expiry as a Unix time in ms instead,
-// read from the wall clock once, at start (the monotonic clock carries it
-// from there, so a wall clock stepped while we run does not move it). A
-// wall clock stepped back while the sentinel is down makes the loaded
-// floor end later: the core cuts it to one window from its start.
-
-// coreClock converts a Unix time in ms to the core's clock of a runtime
-// whose clock origin is start (Unix ms).
-func coreClock(unixMs, start int64) core.Millis { return unixMs - start + 1 }
-
-// unixClock converts a time on the core's clock to Unix ms.
-func unixClock(t core.Millis, start int64) int64 { return start + t - 1 }
-
 // executable reports access(path, X_OK) like Sentinel's script checks.
 func executable(path string) bool {
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
@@ -116,9 +99,8 @@ func executable(path string) bool {
 
 // applyState copies the core's persisted state into c (a clone of the
 // loaded config), keeping c's master order for the masters it already has
-// so that a rewrite does not move the user's lines around. start is the
-// Unix time in ms of the core clock's origin (coreClock).
-func applyState(c *config.Config, st core.State, start int64) {
+// so that a rewrite does not move the user's lines around.
+func applyState(c *config.Config, st core.State) {
 	s := &c.Sentinel
 	s.MyID = st.MyID
 	s.CurrentEpoch = st.CurrentEpoch
@@ -142,13 +124,13 @@ func applyState(c *config.Config, st core.State, start int64) {
 	seen := make(map[string]bool)
 	for _, old := range s.Masters {
 		if m, ok := byName[old.Name]; ok {
-			out = append(out, configMaster(m, st.AnnounceHostnames, start))
+			out = append(out, configMaster(m, st.AnnounceHostnames))
 			seen[old.Name] = true
 		}
 	}
 	for _, m := range st.Masters {
 		if !seen[m.Name] {
-			out = append(out, configMaster(m, st.AnnounceHostnames, start))
+			out = append(out, configMaster(m, st.AnnounceHostnames))
 		}
 	}
 	s.Masters = out
@@ -157,8 +139,8 @@ func applyState(c *config.Config, st core.State, start int64) {
 // configMaster converts a master's persisted state. Addresses are written
 // like rewriteConfigSentinelOption's announceSentinelAddr: the hostname
 // when announce-hostnames is on, else the resolved IP (the name when it
-// never resolved). start is as for applyState.
-func configMaster(m core.MasterConfig, announceHostnames bool, start int64) *config.Master {
+// never resolved).
+func configMaster(m core.MasterConfig, announceHostnames bool) *config.Master {
 	cm := &config.Master{
 		Name:                        m.Name,
 		Host:                        m.Addr.Announced(announceHostnames),
@@ -177,7 +159,7 @@ func configMaster(m core.MasterConfig, announceHostnames bool, start int64) *con
 		LeaderEpoch:                 m.LeaderEpoch,
 	}
 	if m.VoterFloor != 0 {
-		cm.VoterFloor, cm.VoterFloorExpiry = m.VoterFloor, unixClock(m.VoterFloorUntil, start)
+		cm.VoterFloor, cm.VoterFloorLeft = m.VoterFloor, m.VoterFloorLeft
 	}
 	if cm.DownAfterMillis == 0 {
 		cm.DownAfterMillis = config.DefaultDownAfterMillis

@@ -37,7 +37,7 @@ func (r *Runtime) persister() {
 
 func (r *Runtime) writeConfig(base *config.Config, st core.State) error {
 	c := base.Clone()
-	applyState(c, st, r.start.UnixMilli())
+	applyState(c, st)
 	if c.Server.ACLFile == "" {
 		// Like rewriteConfigUserOption: the live users (ACL SETUSER,
 		// DELUSER, default off...), not the ones loaded at start.

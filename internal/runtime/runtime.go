@@ -138,7 +138,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	dns := newDNSCache() // dnscache.go
 	start := time.Now()  // the core clock's origin (loop.go now, convert.go coreClock)
-	sc, err := core.New(coreConfig(opts.Config, timing, dns.resolve, start.UnixMilli()), opts.Rand)
+	sc, err := core.New(coreConfig(opts.Config, timing, dns.resolve), opts.Rand)
 	if err != nil {
 		dns.close()
 		return nil, fmt.Errorf("runtime: %w", err)

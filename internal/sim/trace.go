@@ -50,7 +50,7 @@ func describeEffect(ef core.Effect) string {
 		for _, m := range e.State.Masters {
 			fmt.Fprintf(&b, " %s=%s config-epoch=%d leader=%s@%d", m.Name, fmtAddr(m.Addr), m.ConfigEpoch, short(m.Leader), m.LeaderEpoch)
 			if m.VoterFloor != 0 {
-				fmt.Fprintf(&b, " voter-floor=%d@%d", m.VoterFloor, m.VoterFloorUntil)
+				fmt.Fprintf(&b, " voter-floor=%d+%d", m.VoterFloor, m.VoterFloorLeft)
 			}
 		}
 		return b.String()
