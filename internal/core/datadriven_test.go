@@ -301,6 +301,16 @@ func (w *world) do(t *testing.T, d directive) {
 		if p, ok := d.kv["pass"]; ok {
 			r.passwords = strings.Split(p, ",") // existing connections stay authenticated
 		}
+		if v, ok := d.kv["deny"]; ok {
+			// deny=info,... : the sentinels' ACL user loses these
+			// commands (deny= allows everything again).
+			r.denied = map[string]bool{}
+			for _, c := range strings.Split(v, ",") {
+				if c != "" {
+					r.denied[strings.ToUpper(c)] = true
+				}
+			}
+		}
 		r.priority = d.int(t, "prio", r.priority)
 		r.offset = int64(d.int(t, "offset", int(r.offset)))
 	case "deadlines":

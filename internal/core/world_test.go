@@ -102,6 +102,9 @@ type fakeRedis struct {
 	renamed   map[string]string
 	hidden    map[string]bool
 	passwords []string // requirepass / ACL passwords (nil: none)
+	// denied holds the commands (upper case) the sentinels' ACL user may
+	// not run: they answer -NOPERM as redis 7.0 does.
+	denied    map[string]bool
 	name      string
 	ip        string
 	host      string // hostname (replica-announce-ip), "" for none
@@ -530,6 +533,9 @@ func (w *world) deliverSend(s *tsent, c *fconn, e Send) {
 }
 
 func (w *world) redisCmd(r *fakeRedis, c *fconn, args []string) Value {
+	if cmd := strings.ToUpper(args[0]); r.denied[cmd] {
+		return ErrorValue("NOPERM this user has no permissions to run the '" + strings.ToLower(cmd) + "' command or its subcommand")
+	}
 	switch strings.ToUpper(args[0]) {
 	case "PING":
 		return Status("PONG")
