@@ -171,6 +171,21 @@ func TestFindingScenarios(t *testing.T) {
 			"30604 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
 			"s1 -> event +selected-slave slave 10.0.0.4:6379 10.0.0.4 6379 @ mymaster 10.0.0.2 6379",
 		}},
+		// F15: s2, reset with quorum 1 of 3, crashed while config writes
+		// failed after a clock jump had moved its floor's expiry; with an
+		// absolute expiry it restarted without a floor and was elected
+		// alone. The floor now keeps the part of its window left.
+		{"seed1652531.json", []string{
+			"10243 fault: sentinel 2 config writes fail for 1520ms",
+			"13472 s2 -> log Voter floor of mymaster loaded from the config",
+		}},
+		// F15: a +3.8 s clock jump with 2.9 s of s2's floor left: the
+		// tick of the jump dropped the floor before moving it by the
+		// jump; now the pause is applied first.
+		{"seed1654493.json", []string{
+			"14609 fault: sentinel 2 clock jumps +3770ms",
+			"14626 s2 -> event +tilt #tilt mode entered",
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
