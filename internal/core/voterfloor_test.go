@@ -210,12 +210,7 @@ func TestVoterFloorSurvivesRestart(t *testing.T) {
 // was when the pause began: the file's value, written before, is never
 // less than it, and nothing needs saving when hellos are heard again.
 func TestVoterFloorPausedWhileDeaf(t *testing.T) {
-	s := newTestCore(t, func(mc *MasterConfig) {
-		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 20000, 1000 // window 22 s
-	})
-	d := &floorDriver{s: s, now: 100}
-	m := s.masters["mym"]
-	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	d, s, m := resetAt100(t, 20000, 1000) // window 22 s
 	every := func(from, to Millis) func(Millis) bool {
 		return func(now Millis) bool { return now >= from && now <= to && now%1000 == 0 }
 	}
@@ -251,12 +246,7 @@ func TestVoterFloorPausedWhileDeaf(t *testing.T) {
 // the window does not run even while hellos are heard (the stall that
 // triggered it included); it runs down after TILT.
 func TestVoterFloorPausedInTilt(t *testing.T) {
-	s := newTestCore(t, func(mc *MasterConfig) {
-		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 20000, 1000 // window 22 s
-	})
-	d := &floorDriver{s: s, now: 100}
-	m := s.masters["mym"]
-	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	d, s, m := resetAt100(t, 20000, 1000) // window 22 s
 	always := func(now Millis) bool { return now%1000 == 0 }
 	d.run(1000, always)
 	d.now = 4000 // the process stalled for 3 s
@@ -295,12 +285,7 @@ func TestVoterFloorPausedInTilt(t *testing.T) {
 // after it, and that tick moves the expiry on before it looks at it; the
 // floor used to be found expired by the jump itself and dropped.
 func TestVoterFloorSurvivesLongStall(t *testing.T) {
-	s := newTestCore(t, func(mc *MasterConfig) {
-		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, 2000, 1000 // window 4 s
-	})
-	d := &floorDriver{s: s, now: 100}
-	m := s.masters["mym"]
-	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	d, s, m := resetAt100(t, 2000, 1000) // window 4 s
 	always := func(now Millis) bool { return now%1000 == 0 }
 	d.run(3000, always) // 1.1 s of the window left
 	d.now = 6000        // a 3 s stall
@@ -314,4 +299,16 @@ func TestVoterFloorSurvivesLongStall(t *testing.T) {
 	if got, want := m.m.floor.until, timeBase+4100+3000; got != want {
 		t.Fatalf("expiry %d after the stall, want %d", got-timeBase, want-timeBase)
 	}
+}
+
+// resetAt100 is a quorum-1 core with the given down-after and
+// failover-timeout that knows two peers and is reset at 100 ms.
+func resetAt100(t *testing.T, downAfter, failoverTimeout Millis) (*floorDriver, *Sentinel, *instance) {
+	t.Helper()
+	s := newTestCore(t, func(mc *MasterConfig) {
+		mc.Quorum, mc.DownAfter, mc.FailoverTimeout = 1, downAfter, failoverTimeout
+	})
+	d := &floorDriver{s: s, now: 100}
+	d.step(Request{ID: 1, Args: []string{"SENTINEL", "RESET", "mym"}})
+	return d, s, s.masters["mym"]
 }
