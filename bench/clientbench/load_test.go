@@ -271,6 +271,10 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	s1 := snap(t, sentinels)
 	cpu1 := sentinelCPU(c)
 	idle0 := ownStats(rdbs)
+	if k.make != nil {
+		t.Logf("%s: start-up, own Stats: sentinel dials %d, sentinel commands %d, subscriptions lost %d, verifications %d, resolutions %d, reconciliations %d, sentinel errors %d",
+			k.name, idle0.dials, idle0.cmds, idle0.lost, idle0.verifs, idle0.resolutions, idle0.reconciles, idle0.sentinelErrors)
+	}
 	run.setupConns, _ = s1.since(s0)
 	// One idle second (writes go on) before the kill.
 	idle := time.NewTimer(time.Second)
