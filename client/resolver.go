@@ -61,9 +61,10 @@ type resolver struct {
 	forced         bool          // a hint asked for a resolution: skip the failure gap
 	wake           chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
 	conns          map[*trackedConn]struct{}
-	subConns       map[net.Conn]struct{} // pub/sub connections, closed on shutdown
-	subBy          map[string]*subConn   // live subscription per sentinel (RESP3 ones also carry queries)
-	noResp3        map[string]bool       // sentinels that refused HELLO 3
+	subConns       map[net.Conn]struct{}    // pub/sub connections, closed on shutdown
+	subBy          map[string]*subConn      // live subscription per sentinel (RESP3 ones also carry queries)
+	subWait        map[string]chan struct{} // subscription being made per sentinel, closed when the attempt ends
+	noResp3        map[string]bool          // sentinels that refused HELLO 3
 
 	// eventAddr is the new master named by the event that fenced the
 	// current one (from sentinel eventFrom), for the resolution started
@@ -136,6 +137,7 @@ func newResolver(opt FailoverOptions, want string) *resolver {
 		poke:       make(chan struct{}, 1),
 		subConns:   make(map[net.Conn]struct{}),
 		subBy:      make(map[string]*subConn),
+		subWait:    make(map[string]chan struct{}),
 		noResp3:    make(map[string]bool),
 		subscribed: make(map[string]bool),
 		meta:       make(map[string]*sentinelMeta),
