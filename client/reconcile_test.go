@@ -142,3 +142,35 @@ func TestReconcileSkippedAfterResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestLateReconcileSlotSpread (unit): slots served late — a starved
+// process whose goroutines all wake at once — are moved to random moments
+// within the next half interval rather than all run now; a slot served
+// on time is not moved.
+func TestLateReconcileSlotSpread(t *testing.T) {
+	const iv = 10 * time.Second
+	r := newResolver((&FailoverOptions{ReconcileInterval: iv}).withDefaults(), roleMaster)
+	defer r.shutdown()
+	now := time.Now()
+	if _, ok := r.lateSlot(now.Add(-iv/40), now); ok {
+		t.Fatalf("a slot served %v late (under a twentieth of the interval) was moved", iv/40)
+	}
+	const n = 1000
+	buckets := make([]int, 10) // tenths of the half interval
+	for i := 0; i < n; i++ {
+		at, ok := r.lateSlot(now.Add(-3*time.Second), now)
+		if !ok {
+			t.Fatalf("a slot served 3 s late was not moved")
+		}
+		d := at.Sub(now)
+		if d < 0 || d > iv/2 {
+			t.Fatalf("a late slot moved to %v from now, want within [0, %v]", d, iv/2)
+		}
+		buckets[min(int(d*10/(iv/2)), 9)]++
+	}
+	for i, b := range buckets {
+		if b > n/5 {
+			t.Fatalf("%d of %d late slots moved into the same twentieth of the interval (bucket %d): a burst", b, n, i)
+		}
+	}
+}
