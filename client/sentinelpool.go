@@ -309,10 +309,21 @@ func (r *resolver) sentinelDo(ctx context.Context, addr string, cmds ...[]string
 		// loops dialled 1.5 such connections each, while their
 		// verifications, resolutions and reconciliations met
 		// subscriptions still in their handshake). Bounded as the
-		// query; a subscription that fails or is not RESP3 leaves
-		// the query to the pooled connection.
+		// query; a patient query (no usable master: first
+		// resolution, fence, outage) waits SentinelTimeout at most
+		// and then dials, so that a subscription stuck in its
+		// handshake cannot hold a failover's resolution for the
+		// whole DialTimeout. A subscription that fails or is not
+		// RESP3 leaves the query to the pooled connection.
+		var patience <-chan time.Time
+		if ctx.Value(patientKey{}) != nil {
+			pt := time.NewTimer(r.opt.SentinelTimeout)
+			defer pt.Stop()
+			patience = pt.C
+		}
 		select {
 		case <-pending:
+		case <-patience:
 		case <-wait.C:
 			return nil, errSentinelTimeout
 		case <-ctx.Done():
