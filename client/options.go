@@ -118,7 +118,8 @@ type FailoverOptions struct {
 	// reconciliations over it; a reconciliation is skipped when the
 	// sentinels were asked (a resolution, the last reconciliation) within
 	// half the interval, so the master is re-checked at least every
-	// 1.5 × ReconcileInterval.
+	// 1.5 × ReconcileInterval (2 × when a starved process serves a slot
+	// late).
 	ReconcileInterval time.Duration
 	// VerifyInterval bounds how long the client may take to notice a
 	// master change when no event arrives (default 1 s; -1 disables).
