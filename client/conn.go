@@ -33,14 +33,21 @@ type trackedConn struct {
 	// staleBy is when a command in flight at the retirement must have
 	// its reply (unix ns, 0: not retired while busy); see markStale.
 	staleBy atomic.Int64
+	// sentAt is when the last command was written (unix ns): the
+	// retirement's grace counts from there (see boundInFlight).
+	sentAt atomic.Int64
 }
 
-// staleReadGrace is how long a command that was in flight when the
-// master moved to another address may still wait for its reply. A live old master
-// (SENTINEL FAILOVER) answers within it, so the reply — possibly of a
-// write — is not lost; a frozen one (SIGSTOP) does not, and the command
-// fails then instead of at ReadTimeout, so the next one reaches the new
-// master (go-redis closes such connections at the switch).
+// staleReadGrace is how long after it was sent a command in flight when
+// the master moved to another address may wait for its reply. A live old
+// master (SENTINEL FAILOVER) answers within it, so the reply — possibly
+// of a write — is not lost; a frozen one (SIGSTOP) does not, and the
+// command fails then instead of at ReadTimeout, so the next one reaches
+// the new master (go-redis closes such connections at the switch). A
+// command sent more than staleReadGrace before the switch fails at once:
+// the old master had already stopped answering (measured, SIGSTOP: the
+// grace counted from the switch put our first write 100 ms after the new
+// master was verified, behind go-redis's).
 const staleReadGrace = 100 * time.Millisecond
 
 // staleError is ErrStaleConnection as a net.Error, so that go-redis treats
@@ -103,14 +110,21 @@ func (c *trackedConn) markStale() bool {
 }
 
 // boundInFlight gives a command in flight on this retired connection
-// staleReadGrace more for its reply (called when the master moved to
+// until staleReadGrace after it was sent for its reply (called when the master moved to
 // another address, not on a fence alone: a fence without a move keeps the
 // node, and a long script on it must still get its reply).
 func (c *trackedConn) boundInFlight() {
 	if !c.stale.Load() || c.isClosed() {
 		return
 	}
-	by := time.Now().Add(staleReadGrace)
+	now := time.Now()
+	by := now.Add(staleReadGrace)
+	if sent := c.sentAt.Load(); sent != 0 {
+		// Counted from the command's write: one that has waited
+		// longer than the grace already fails now (a past
+		// deadline ends the read at once).
+		by = time.Unix(0, max(sent+int64(staleReadGrace), now.UnixNano()))
+	}
 	if c.staleBy.CompareAndSwap(0, by.UnixNano()) {
 		_ = c.Conn.SetReadDeadline(by)
 	}
@@ -170,6 +184,7 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 		c.closeSocket()
 		return 0, staleError{}
 	}
+	c.sentAt.Store(time.Now().UnixNano())
 	n, err := c.Conn.Write(b)
 	if err != nil {
 		c.failed.Store(true)

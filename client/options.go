@@ -112,8 +112,14 @@ type FailoverOptions struct {
 	// sentinels still name the old master (default 10 s).
 	PromotionGrace time.Duration
 	// ReconcileInterval is how often the background loop re-resolves the
-	// master as a safety net for lost Pub/Sub messages (default 10 s, with
-	// ±20 % jitter; -1 disables the loop).
+	// master as a safety net for lost Pub/Sub messages (default 10 s; -1
+	// disables the loop). Each client reconciles at its own random phase
+	// of the interval, so a fleet started together spreads its
+	// reconciliations over it; a reconciliation is skipped when the
+	// sentinels were asked (a resolution, the last reconciliation) within
+	// half the interval, so the master is re-checked at least every
+	// 1.5 × ReconcileInterval (2 × when a starved process serves a slot
+	// late).
 	ReconcileInterval time.Duration
 	// VerifyInterval bounds how long the client may take to notice a
 	// master change when no event arrives (default 1 s; -1 disables).

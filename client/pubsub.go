@@ -105,7 +105,9 @@ func (r *resolver) subscribe(ctx context.Context) (*subConn, string, error) {
 		if !r.reserveSub(s) {
 			continue // another subscriber took it meanwhile
 		}
+		done := r.subPending(s)
 		sc, err := r.subscribeTo(ctx, s)
+		done()
 		if err != nil {
 			r.releaseSub(s)
 			errs = append(errs, err)
@@ -261,6 +263,26 @@ func (r *resolver) reserveSub(s string) bool {
 	}
 	r.subscribed[s] = true
 	return true
+}
+
+// subPending records that a subscription to sentinel s is being made
+// (it may have taken the query connection to s, see sentinelPool.take):
+// queries to s wait for it instead of dialling a connection it would
+// make redundant (see sentinelDo). The returned function ends the
+// attempt, whatever its outcome.
+func (r *resolver) subPending(s string) func() {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.subWait[s] = ch
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		if r.subWait[s] == ch {
+			delete(r.subWait, s)
+		}
+		r.mu.Unlock()
+		close(ch)
+	}
 }
 
 func (r *resolver) releaseSub(s string) {

@@ -48,17 +48,23 @@ type resolver struct {
 	kept       bool          // no sentinel answered: addr (or the replica list) was kept, see keepLastKnown
 	subscribed map[string]bool
 	meta       map[string]*sentinelMeta
-	lastEnd    time.Time     // end of the last resolution
-	lastErr    error         // error of the last resolution
-	lastTook   time.Duration // how long the last resolution took (sentinel round trips, ROLE probes)
-	failStreak int           // consecutive failed resolutions
-	failSince  time.Time     // end of the first of them
-	forced     bool          // a hint asked for a resolution: skip the failure gap
-	wake       chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
-	conns      map[*trackedConn]struct{}
-	subConns   map[net.Conn]struct{} // pub/sub connections, closed on shutdown
-	subBy      map[string]*subConn   // live subscription per sentinel (RESP3 ones also carry queries)
-	noResp3    map[string]bool       // sentinels that refused HELLO 3
+	lastEnd    time.Time // end of the last resolution
+	// reconciledAt is the end of the last reconciliation (see
+	// askedRecently); reconcilePhase is this client's offset in
+	// the ReconcileInterval (see reconcileSlot).
+	reconciledAt   time.Time
+	reconcilePhase time.Duration
+	lastErr        error         // error of the last resolution
+	lastTook       time.Duration // how long the last resolution took (sentinel round trips, ROLE probes)
+	failStreak     int           // consecutive failed resolutions
+	failSince      time.Time     // end of the first of them
+	forced         bool          // a hint asked for a resolution: skip the failure gap
+	wake           chan struct{} // closed (and replaced) when a resolution ends or a hint arrives
+	conns          map[*trackedConn]struct{}
+	subConns       map[net.Conn]struct{}    // pub/sub connections, closed on shutdown
+	subBy          map[string]*subConn      // live subscription per sentinel (RESP3 ones also carry queries)
+	subWait        map[string]chan struct{} // subscription being made per sentinel, closed when the attempt ends
+	noResp3        map[string]bool          // sentinels that refused HELLO 3
 
 	// eventAddr is the new master named by the event that fenced the
 	// current one (from sentinel eventFrom), for the resolution started
@@ -131,9 +137,13 @@ func newResolver(opt FailoverOptions, want string) *resolver {
 		poke:       make(chan struct{}, 1),
 		subConns:   make(map[net.Conn]struct{}),
 		subBy:      make(map[string]*subConn),
+		subWait:    make(map[string]chan struct{}),
 		noResp3:    make(map[string]bool),
 		subscribed: make(map[string]bool),
 		meta:       make(map[string]*sentinelMeta),
+	}
+	if iv := opt.ReconcileInterval; iv > 0 {
+		r.reconcilePhase = time.Duration(rand.Int64N(int64(iv)))
 	}
 	now := time.Now()
 	for _, s := range rotate(opt.SentinelAddrs, opt.SentinelOrderFixed) {

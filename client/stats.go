@@ -15,7 +15,7 @@ type counters struct {
 	sentinelErrors, sentinelsDiscovered, dials    atomic.Uint64
 	earlyPromotions, fences, sentinelsPruned      atomic.Uint64
 	blockedCut, sentinelDials, sentinelCommands   atomic.Uint64
-	verifications, pubSubLost                     atomic.Uint64
+	verifications, pubSubLost, reconcilesSkipped  atomic.Uint64
 	keptWithoutSentinels, eventSwitches           atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
@@ -30,6 +30,7 @@ type Stats struct {
 	Disagreements        uint64    // resolutions where sentinels advertised different addresses
 	PubSubHints          uint64    // sentinel events (+switch-master, +promoted-slave, +selected-slave) received for this master
 	Reconciles           uint64    // periodic background re-resolutions
+	ReconcilesSkipped    uint64    // periodic re-resolutions skipped: the sentinels had been asked within half ReconcileInterval
 	Retries              uint64    // command retries made by the client
 	SentinelErrors       uint64    // failed sentinel queries (unreachable, timeout, protocol)
 	SentinelsDiscovered  uint64    // sentinels added to the list by SENTINEL SENTINELS
@@ -60,6 +61,7 @@ func (r *resolver) snapshot() Stats {
 		Disagreements:        r.stats.disagreements.Load(),
 		PubSubHints:          r.stats.pubSubHints.Load(),
 		Reconciles:           r.stats.reconciles.Load(),
+		ReconcilesSkipped:    r.stats.reconcilesSkipped.Load(),
 		Retries:              r.stats.retries.Load(),
 		SentinelErrors:       r.stats.sentinelErrors.Load(),
 		SentinelsDiscovered:  r.stats.sentinelsDiscovered.Load(),

@@ -54,6 +54,7 @@ func NewCollector(rdb *redis.Client, constLabels prometheus.Labels) *Collector {
 	add("disagreements", "Resolutions where sentinels advertised different addresses.", func(s client.Stats) uint64 { return s.Disagreements })
 	add("pubsub_hints", "Sentinel events received for this master.", func(s client.Stats) uint64 { return s.PubSubHints })
 	add("reconciles", "Periodic re-checks with the sentinels.", func(s client.Stats) uint64 { return s.Reconciles })
+	add("reconciles_skipped", "Periodic re-checks skipped: the sentinels had been asked within half the interval.", func(s client.Stats) uint64 { return s.ReconcilesSkipped })
 	add("verifications", "Sentinel queries made because the event path was not proven live.", func(s client.Stats) uint64 { return s.Verifications })
 	add("retries", "Command retries made by the client.", func(s client.Stats) uint64 { return s.Retries })
 	add("sentinel_errors", "Failed sentinel queries.", func(s client.Stats) uint64 { return s.SentinelErrors })
