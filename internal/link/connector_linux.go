@@ -32,13 +32,16 @@ type connector struct {
 	evfd    int // eventfd: wakes the waiter (cancel)
 	next    uint32
 	pending map[uint32]*pendingConnect
-	running bool // the waiter goroutine runs
+	queue   []uint32 // connects the waiter has still to start
+	running bool     // the waiter goroutine runs
 }
 
 // pendingConnect is one connect under way.
 type pendingConnect struct {
 	c         *conn
-	fd        int
+	tok       uint32
+	fd        int        // -1 until the waiter started the connect
+	src       netip.Addr // bind-source-addr, when valid
 	raddr     *net.TCPAddr
 	deadline  time.Time
 	cancelled bool // fail was called: close without waiting
@@ -47,9 +50,15 @@ type pendingConnect struct {
 // wakeToken is the epoll token of the eventfd; connects have others.
 const wakeToken = 0
 
-// startConnect starts c's connect without a goroutine when it can and
-// reports whether it did; otherwise the caller starts c.run. m.mu is
+// startConnect queues c's connect for the waiter goroutine when it can
+// and reports whether it did; otherwise the caller starts c.run. m.mu is
 // held and the Manager is not shut down.
+//
+// The socket(2), connect(2) and epoll_ctl(2) calls run in the waiter, not
+// here: Dial's caller is the runtime's loop, and a tick that redials a
+// few hundred links would otherwise hold the loop for ~25 µs a link (10 ms
+// for 400 links), delaying every client request queued behind that tick
+// (docs/security.md, "Latency under these loads").
 func (m *Manager) startConnect(c *conn) bool {
 	ap, err := netip.ParseAddrPort(c.addr)
 	if err != nil || ap.Addr().Zone() != "" {
@@ -66,32 +75,10 @@ func (m *Manager) startConnect(c *conn) bool {
 			}
 		}
 	}
-	family := unix.AF_INET6
-	if dst.Is4() {
-		family = unix.AF_INET
-	}
 	cn := &m.cn
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
 	if !cn.init() {
-		return false
-	}
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
-	if err != nil {
-		return false
-	}
-	if src.IsValid() {
-		if err := unix.Bind(fd, sockaddr(src, 0)); err != nil {
-			_ = unix.Close(fd)
-			return false
-		}
-	}
-	switch err := unix.Connect(fd, sockaddr(dst, ap.Port())); err {
-	case nil, unix.EINPROGRESS, unix.EINTR:
-	default:
-		// Failed at once: the goroutine path dials again and reports
-		// the error (rare: no route, no source address).
-		_ = unix.Close(fd)
 		return false
 	}
 	cn.next++
@@ -99,26 +86,107 @@ func (m *Manager) startConnect(c *conn) bool {
 		cn.next++
 	}
 	tok := cn.next
-	ev := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(tok)}
-	if err := unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		_ = unix.Close(fd)
-		return false
-	}
 	cn.pending[tok] = &pendingConnect{
 		c:        c,
-		fd:       fd,
+		tok:      tok,
+		fd:       -1,
+		src:      src,
 		raddr:    net.TCPAddrFromAddrPort(netip.AddrPortFrom(dst, ap.Port())),
 		deadline: time.Now().Add(m.cfg.DialTimeout),
 	}
 	// c is not yet visible to any other goroutine but through m.conns,
 	// whose lock the caller holds.
 	c.cancelDial = func() { m.cancelConnect(tok) }
+	wake := cn.running && len(cn.queue) == 0
+	cn.queue = append(cn.queue, tok)
 	if !cn.running {
 		cn.running = true
 		m.wg.Add(1)
 		go m.waitConnects()
 	}
+	if wake {
+		// The waiter takes the whole queue at once: one wake per batch.
+		one := [8]byte{1}
+		_, _ = unix.Write(cn.evfd, one[:]) // little-endian 1 (amd64, arm64)
+	}
 	return true
+}
+
+// openSocket makes p's non-blocking socket and starts its connect: the
+// socket, or -1 when the connect failed at once (the goroutine path then
+// dials again and reports the error: no route, no source address).
+func openSocket(p *pendingConnect) int {
+	dst := p.raddr.AddrPort().Addr()
+	family := unix.AF_INET6
+	if dst.Is4() {
+		family = unix.AF_INET
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return -1
+	}
+	if p.src.IsValid() {
+		if err := unix.Bind(fd, sockaddr(p.src, 0)); err != nil {
+			_ = unix.Close(fd)
+			return -1
+		}
+	}
+	switch err := unix.Connect(fd, sockaddr(dst, uint16(p.raddr.Port))); err {
+	case nil, unix.EINPROGRESS, unix.EINTR:
+		return fd
+	default:
+		_ = unix.Close(fd)
+		return -1
+	}
+}
+
+// startQueued starts the connects queued by startConnect (the waiter).
+func (m *Manager) startQueued() {
+	cn := &m.cn
+	cn.mu.Lock()
+	queue := cn.queue
+	cn.queue = nil
+	var ps []*pendingConnect
+	for _, tok := range queue {
+		if p := cn.pending[tok]; p != nil && !p.cancelled {
+			ps = append(ps, p)
+		}
+	}
+	cn.mu.Unlock()
+	for _, p := range ps {
+		fd := openSocket(p)
+		cn.mu.Lock()
+		tok := p.tok
+		switch {
+		case cn.pending[tok] != p:
+			// Gone meanwhile (cannot happen: only this goroutine
+			// removes pending connects).
+			cn.mu.Unlock()
+			if fd >= 0 {
+				_ = unix.Close(fd)
+			}
+			continue
+		case fd < 0:
+			delete(cn.pending, tok)
+			cn.mu.Unlock()
+			go p.c.run() // m.wg.Done when it ends
+			continue
+		}
+		p.fd = fd
+		if !p.cancelled {
+			ev := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(tok)}
+			if err := unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+				delete(cn.pending, tok)
+				p.fd = -1
+				cn.mu.Unlock()
+				_ = unix.Close(fd)
+				go p.c.run()
+				continue
+			}
+		}
+		// Cancelled: the waiter's next sweep closes fd.
+		cn.mu.Unlock()
+	}
 }
 
 // init creates the epoll instance and the eventfd on first use; cn.mu is
@@ -186,6 +254,7 @@ func (m *Manager) waitConnects() {
 	var events [64]unix.EpollEvent
 	var due []*pendingConnect
 	for {
+		m.startQueued()
 		// Cancelled and timed-out connects first; the next deadline
 		// bounds the wait.
 		now := time.Now()
@@ -200,7 +269,9 @@ func (m *Manager) waitConnects() {
 		for tok, p := range cn.pending {
 			if p.cancelled || !now.Before(p.deadline) {
 				delete(cn.pending, tok)
-				_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+				if p.fd >= 0 {
+					_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+				}
 				due = append(due, p)
 			} else if p.deadline.Before(next) {
 				next = p.deadline
@@ -267,7 +338,9 @@ func (m *Manager) failConnects(err error) {
 	var all []*pendingConnect
 	for tok, p := range cn.pending {
 		delete(cn.pending, tok)
-		_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+		if p.fd >= 0 {
+			_ = unix.EpollCtl(cn.epfd, unix.EPOLL_CTL_DEL, p.fd, nil)
+		}
 		all = append(all, p)
 	}
 	cn.mu.Unlock()
@@ -291,7 +364,7 @@ func (m *Manager) connectDone(p *pendingConnect, err error) {
 			go c.runConnected(nc, p.deadline) // m.wg.Done when it ends
 			return
 		}
-	} else {
+	} else if p.fd >= 0 {
 		_ = unix.Close(p.fd)
 	}
 	c.fail(fmt.Errorf("%w: %s: %w", ErrDial, c.addr, err))
