@@ -39,6 +39,34 @@ func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]by
 	}
 }
 
+// CommandAsync implements server.PipelinedBackend: the command is queued
+// to the loop now (so a client's pipelined commands reach the core in
+// order, and the votes of one burst share a config save), and wait
+// returns its reply. It does not use the query cache: the commands
+// queued before it may change what the cached reply shows.
+func (r *Runtime) CommandAsync(ctx context.Context, _ *server.ClientInfo, args [][]byte) func() resp.Value {
+	sargs := make([]string, len(args))
+	for i, a := range args {
+		sargs[i] = string(a)
+	}
+	reply := make(chan resp.Value, 1)
+	select {
+	case r.requests <- request{args: sargs, reply: reply}:
+	case <-ctx.Done():
+		return func() resp.Value { return resp.Error("ERR client gone") }
+	case <-r.stopped:
+		return func() resp.Value { return resp.Error("ERR server is shutting down") }
+	}
+	return func() resp.Value {
+		select {
+		case v := <-reply:
+			return v
+		case <-ctx.Done():
+			return resp.Error("ERR client gone")
+		}
+	}
+}
+
 // CachedMasterAddr implements server.AddrCache: the query cache's reply
 // for SENTINEL GET-MASTER-ADDR-BY-NAME name (querycache.go).
 func (r *Runtime) CachedMasterAddr(name []byte) (resp.Value, bool) {

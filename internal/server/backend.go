@@ -35,6 +35,20 @@ type AddrCache interface {
 	CachedMasterAddr(name []byte) (v resp.Value, ok bool)
 }
 
+// PipelinedBackend is an optional Backend that takes a command without
+// waiting for its reply: the server then submits the forwarded commands
+// a client pipelined (SENTINEL, ROLE, PUBLISH) one after the other, in
+// order, and writes their replies in order once they are ready. A peer
+// sentinel pipelines one IS-MASTER-DOWN-BY-ADDR per master on one
+// connection; a vote is answered only once it is on disk, so waiting for
+// each reply before reading the next request took one config save per
+// master (fault lab B9L, docs/core.md decision 36). The returned wait
+// blocks until the reply is ready and must be called at most once;
+// commands are applied in the order of the CommandAsync calls.
+type PipelinedBackend interface {
+	CommandAsync(ctx context.Context, c *ClientInfo, args [][]byte) (wait func() resp.Value)
+}
+
 // ClientInfo describes the connection that sent a forwarded command.
 type ClientInfo struct {
 	// ID is the CLIENT ID of the connection.

@@ -45,9 +45,12 @@ type client struct {
 	cancel  context.CancelFunc
 
 	// Owned by the reader goroutine.
-	pending   []byte
-	lower     []byte
-	reply     replyMode
+	pending []byte
+	lower   []byte
+	reply   replyMode
+	// futures are the replies of pipelined forwarded commands not
+	// written yet, in request order (pipeline.go).
+	futures   []replyFuture
 	closeNext bool // close after the replies of this command are flushed
 	tracking  bool // CLIENT TRACKING on (accepted, nothing to track)
 
@@ -125,7 +128,7 @@ type deadlineReader struct{ c *client }
 // every sleep whatever is left in the query buffer.
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	c := d.c
-	if len(c.pending) > 0 && !c.flush() {
+	if c.hasOutput() && !c.flush() {
 		return 0, net.ErrClosed
 	}
 	c.armReadDeadline()
@@ -167,7 +170,7 @@ func (c *client) readLoop() {
 			c.flush()
 			return
 		}
-		if c.rd.Buffered() == 0 || len(c.pending) >= 64<<10 {
+		if c.rd.Buffered() == 0 || len(c.pending) >= 64<<10 || len(c.futures) >= maxFutures {
 			if !c.flush() {
 				return
 			}
@@ -225,6 +228,7 @@ func (c *client) release() {
 
 // addReply buffers encoded reply bytes, honouring CLIENT REPLY.
 func (c *client) addReply(b []byte) {
+	c.drainFutures()
 	if c.reply == replyOff || c.reply == replySkipThis {
 		return
 	}
@@ -236,6 +240,7 @@ func (c *client) addReply(b []byte) {
 
 // addValue buffers v rendered in the client's protocol.
 func (c *client) addValue(v resp.Value) {
+	c.drainFutures()
 	if c.reply == replyOff || c.reply == replySkipThis {
 		return
 	}
@@ -266,6 +271,7 @@ func (c *client) protocol() int {
 // client-output-buffer-limit closes the connection. It returns false when
 // the connection is closing.
 func (c *client) flush() bool {
+	c.drainFutures()
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()

@@ -117,6 +117,11 @@ func (c *client) exec(args [][]byte) {
 	if top.parent != nil {
 		top = top.parent
 	}
+	if !forwarded[top.name] {
+		// A local command runs after the pipelined ones have been
+		// answered (pipeline.go), as if each had been waited for.
+		c.drainFutures()
+	}
 	// One snapshot of the connection state per command.
 	c.mu.Lock()
 	authed, user, proto := c.authenticated, c.user, c.proto
@@ -178,16 +183,16 @@ func backendArgs(cmd *command, args [][]byte) [][]byte {
 
 // cmdForward sends SENTINEL and ROLE to the backend.
 func cmdForward(c *client, cmd *command, args [][]byte) {
-	if c.s.addrs != nil && len(args) == 3 && cmd.name == "sentinel|get-master-addr-by-name" {
+	if c.s.addrs != nil && len(c.futures) == 0 && len(args) == 3 && cmd.name == "sentinel|get-master-addr-by-name" {
 		if v, ok := c.s.addrs.CachedMasterAddr(args[2]); ok {
 			c.addValue(v)
 			return
 		}
 	}
-	c.addValue(c.s.backend.Command(c.ctx, c.info(), backendArgs(cmd, args)))
+	c.forward(cmd, args)
 }
 
 // cmdPublish forwards PUBLISH (hello messages from other sentinels).
 func cmdPublish(c *client, cmd *command, args [][]byte) {
-	c.addValue(c.s.backend.Command(c.ctx, c.info(), backendArgs(cmd, args)))
+	c.forward(cmd, args)
 }

@@ -122,7 +122,7 @@ func (c *client) runBuffered() int {
 			c.flush()
 			return bufferedStop
 		}
-		if len(c.pending) >= 64<<10 && !c.flush() {
+		if (len(c.pending) >= 64<<10 || len(c.futures) >= maxFutures) && !c.flush() {
 			return bufferedStop
 		}
 	}
@@ -132,7 +132,7 @@ func (c *client) runBuffered() int {
 // the goroutine waits for input, as deadlineReader.Read does before a
 // blocking read. It returns false when the connection is closing.
 func (c *client) beforeWait() bool {
-	if len(c.pending) > 0 && !c.flush() {
+	if c.hasOutput() && !c.flush() {
 		return false
 	}
 	c.rd.Release() // an idle connection holds no read buffer
