@@ -67,7 +67,7 @@ Ctrl-C or SIGTERM tears every lab down.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.scenarios, "scenario", nil, "scenario ids or globs (A1, 'C*'); default all, or the smoke set with --smoke")
-	fl.StringVar(&f.sentinel, "sentinel", "gosentinel,redis", "sentinel kinds: gosentinel, redis, mixed, all (comma-separated)")
+	fl.StringVar(&f.sentinel, "sentinel", "gosentinel,redis", "sentinel kinds: gosentinel, redis, mixed, valkey, go-valkey, mixed-vk-go1, all (comma-separated; the valkey kinds run valkey-server data nodes)")
 	fl.IntVar(&f.runs, "runs", 0, "runs per scenario and kind (0: the scenario's default; 1 with --smoke)")
 	fl.Uint64Var(&f.seed, "seed", 1, "base seed: run i uses seed+i (fault jitter and choices)")
 	fl.StringVar(&f.out, "out", "bench/results/lab", "results directory (JSON)")

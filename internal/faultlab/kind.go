@@ -18,10 +18,19 @@ const (
 	KindMixedGo1 Kind = "mixed-go1"
 	// KindMixedRedis1 is redis-sentinel on the first sentinel host, gosentinel elsewhere.
 	KindMixedRedis1 Kind = "mixed-redis1"
+	// KindValkey is valkey-sentinel 8 on every sentinel host, with
+	// valkey-server as the data nodes.
+	KindValkey Kind = "valkey"
+	// KindGoValkey is gosentinel on every sentinel host with valkey-server
+	// as the data nodes (the valkey row's comparison).
+	KindGoValkey Kind = "go-valkey"
+	// KindMixedVkGo1 is gosentinel on the first sentinel host and
+	// valkey-sentinel elsewhere, with valkey-server as the data nodes.
+	KindMixedVkGo1 Kind = "mixed-vk-go1"
 )
 
 // ErrBadKind is returned by ParseKinds for an unknown sentinel kind.
-var ErrBadKind = fmt.Errorf("faultlab: unknown sentinel kind (want gosentinel, redis, mixed or all)")
+var ErrBadKind = fmt.Errorf("faultlab: unknown sentinel kind (want gosentinel, redis, mixed, valkey, go-valkey, mixed-vk-go1 or all)")
 
 // ParseKinds turns a --sentinel value (a comma-separated list of
 // gosentinel, redis, mixed, mixed-go1, mixed-redis1, all) into kinds.
@@ -49,6 +58,12 @@ func ParseKinds(s string) ([]Kind, error) {
 			add(KindMixedGo1)
 		case string(KindMixedRedis1):
 			add(KindMixedRedis1)
+		case "valkey", "valkey-sentinel":
+			add(KindValkey)
+		case string(KindGoValkey):
+			add(KindGoValkey)
+		case string(KindMixedVkGo1), "mixed-valkey":
+			add(KindMixedVkGo1)
 		case "all":
 			add(KindRedis, KindGosentinel, KindMixedGo1, KindMixedRedis1)
 		default:
@@ -61,9 +76,9 @@ func ParseKinds(s string) ([]Kind, error) {
 // goOn reports whether the i-th sentinel host (0-based) runs gosentinel.
 func (k Kind) goOn(i int) bool {
 	switch k {
-	case KindGosentinel:
+	case KindGosentinel, KindGoValkey:
 		return true
-	case KindMixedGo1:
+	case KindMixedGo1, KindMixedVkGo1:
 		return i == 0
 	case KindMixedRedis1:
 		return i != 0
@@ -72,4 +87,19 @@ func (k Kind) goOn(i int) bool {
 }
 
 // mixed reports whether k mixes both implementations.
-func (k Kind) mixed() bool { return k == KindMixedGo1 || k == KindMixedRedis1 }
+func (k Kind) mixed() bool {
+	return k == KindMixedGo1 || k == KindMixedRedis1 || k == KindMixedVkGo1
+}
+
+// valkey reports whether k runs valkey-server data nodes (and
+// valkey-sentinel where it does not run gosentinel).
+func (k Kind) valkey() bool { return k == KindValkey || k == KindGoValkey || k == KindMixedVkGo1 }
+
+// baseline is the kind k is compared with: valkey for the valkey kinds,
+// redis otherwise.
+func (k Kind) baseline() Kind {
+	if k.valkey() {
+		return KindValkey
+	}
+	return KindRedis
+}

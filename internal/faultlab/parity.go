@@ -24,15 +24,16 @@ func Regressions(results []RunResult) []string {
 	redisFails := map[string]map[string]bool{} // scenario → criterion → failed in some redis run
 	redisRuns := map[string]int{}
 	for _, r := range results {
-		if r.Kind != KindRedis {
+		if r.Kind != r.Kind.baseline() {
 			continue
 		}
-		redisRuns[r.Scenario]++
-		if redisFails[r.Scenario] == nil {
-			redisFails[r.Scenario] = map[string]bool{}
+		key := r.Scenario + "/" + string(r.Kind)
+		redisRuns[key]++
+		if redisFails[key] == nil {
+			redisFails[key] = map[string]bool{}
 		}
 		for _, f := range r.Failed {
-			redisFails[r.Scenario][criterionName(f)] = true
+			redisFails[key][criterionName(f)] = true
 		}
 	}
 	var out []string
@@ -42,17 +43,18 @@ func Regressions(results []RunResult) []string {
 			out = append(out, where+": "+r.Error)
 			continue
 		}
-		if r.Kind == KindRedis {
+		if r.Kind == r.Kind.baseline() {
 			continue
 		}
+		key := r.Scenario + "/" + string(r.Kind.baseline())
 		for _, f := range r.Failed {
 			name := criterionName(f)
 			switch {
 			case name == "invariants":
 				out = append(out, where+": "+f)
-			case redisRuns[r.Scenario] == 0:
+			case redisRuns[key] == 0:
 				out = append(out, where+": "+f+" (no redis-sentinel run to compare)")
-			case !redisFails[r.Scenario][name]:
+			case !redisFails[key][name]:
 				out = append(out, where+": "+f+" (redis-sentinel passes it)")
 			}
 		}

@@ -49,8 +49,8 @@ func TestParseKinds(t *testing.T) {
 	if err != nil || len(k) != 4 {
 		t.Fatalf("ParseKinds = %v, %v", k, err)
 	}
-	if _, err := ParseKinds("valkey"); err == nil {
-		t.Error("ParseKinds(valkey) succeeded")
+	if _, err := ParseKinds("keydb"); err == nil {
+		t.Error("ParseKinds(keydb) succeeded")
 	}
 }
 

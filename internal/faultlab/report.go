@@ -161,9 +161,13 @@ func Scorecard(all map[string]map[Kind][]RunResult) string {
 			for _, f := range figures {
 				ls, rs := statOf(left, f.get), statOf(right, f.get)
 				cell := fmtStat(ls, f.secs) + " ‖ " + fmtStat(rs, f.secs)
-				if label == s.ID && ls.N > 0 && rs.N > 0 && f.worse(ls.P95, rs.P95) {
+				base := "redis-sentinel"
+				if label == s.ID+" valkey" {
+					base = "valkey-sentinel"
+				}
+				if (label == s.ID || label == s.ID+" valkey") && ls.N > 0 && rs.N > 0 && f.worse(ls.P95, rs.P95) {
 					cell += " ⚠"
-					worse = append(worse, fmt.Sprintf("- %s %s: gosentinel p95 %s vs redis-sentinel p95 %s", s.ID, f.name, fmtStat(Stat{P50: rs.P95, P95: rs.P95, N: 1, Of: 1}, f.secs), fmtStat(Stat{P50: ls.P95, P95: ls.P95, N: 1, Of: 1}, f.secs)))
+					worse = append(worse, fmt.Sprintf("- %s %s: gosentinel p95 %s vs %s p95 %s", label, f.name, fmtStat(Stat{P50: rs.P95, P95: rs.P95, N: 1, Of: 1}, f.secs), base, fmtStat(Stat{P50: ls.P95, P95: ls.P95, N: 1, Of: 1}, f.secs)))
 				}
 				b.WriteString(" " + cell + " |")
 			}
@@ -173,7 +177,13 @@ func Scorecard(all map[string]map[Kind][]RunResult) string {
 		if len(byKind[KindMixedGo1])+len(byKind[KindMixedRedis1]) > 0 {
 			row(s.ID+" mixed", byKind[KindMixedGo1], byKind[KindMixedRedis1])
 		}
-		for _, k := range []Kind{KindGosentinel, KindMixedGo1, KindMixedRedis1, KindRedis} {
+		if len(byKind[KindValkey])+len(byKind[KindGoValkey]) > 0 {
+			row(s.ID+" valkey", byKind[KindValkey], byKind[KindGoValkey])
+		}
+		if len(byKind[KindMixedVkGo1]) > 0 {
+			row(s.ID+" valkey mixed", byKind[KindValkey], byKind[KindMixedVkGo1])
+		}
+		for _, k := range []Kind{KindGosentinel, KindMixedGo1, KindMixedRedis1, KindRedis, KindGoValkey, KindMixedVkGo1, KindValkey} {
 			for _, r := range byKind[k] {
 				if !r.Pass {
 					why := strings.Join(r.Failed, "; ")
@@ -185,7 +195,7 @@ func Scorecard(all map[string]map[Kind][]RunResult) string {
 			}
 		}
 	}
-	b.WriteString("\nMixed rows: `gosentinel on h1 only ‖ redis-sentinel on h1 only`.\n")
+	b.WriteString("\nMixed rows: `gosentinel on h1 only ‖ redis-sentinel on h1 only`. Valkey rows (valkey-server 8 data nodes): `valkey-sentinel ‖ gosentinel`; valkey mixed rows: `valkey-sentinel ‖ gosentinel on h1, valkey-sentinel elsewhere`.\n")
 	b.WriteString("\n### Scenario-specific figures (p50/p95: redis-sentinel ‖ gosentinel)\n\n")
 	for _, s := range Scenarios() {
 		byKind := all[s.ID]

@@ -412,7 +412,7 @@ func startMassRedis(t *Topology, h string, i int, masterHost string) error {
 	if err := os.WriteFile(conf, []byte(massRedisConf(dir, massBasePort+i, master)), 0o644); err != nil {
 		return fmt.Errorf("group config: %w", err)
 	}
-	return t.start(h, "redis-"+h+"-"+groupName(i), []string{"redis-server", conf}, dir, netlab.ProcSpec{})
+	return t.start(h, "redis-"+h+"-"+groupName(i), []string{t.RedisBin(), conf}, dir, netlab.ProcSpec{})
 }
 
 // massWait polls cond every 250 ms until it holds or timeout passes.

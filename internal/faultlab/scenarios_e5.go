@@ -75,10 +75,7 @@ func e5StartSentinel(t *Topology, h string) error {
 	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("group B sentinel config: %w", err)
 	}
-	bin := "redis-sentinel"
-	if t.IsGo(h) {
-		bin = t.GoBin
-	}
+	bin := t.SentinelBin(h)
 	return t.start(h, "sentinelB-"+h, []string{bin, conf}, dir, netlab.ProcSpec{})
 }
 

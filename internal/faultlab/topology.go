@@ -258,6 +258,27 @@ func (t *Topology) IsGo(h string) bool {
 	return false
 }
 
+// RedisBin is the data node's server binary: valkey-server for the
+// valkey kinds, redis-server otherwise.
+func (t *Topology) RedisBin() string {
+	if t.Kind.valkey() {
+		return "valkey-server"
+	}
+	return "redis-server"
+}
+
+// SentinelBin is the sentinel binary of host h: gosentinel,
+// valkey-sentinel or redis-sentinel, as the kind says.
+func (t *Topology) SentinelBin(h string) string {
+	switch {
+	case t.IsGo(h):
+		return t.GoBin
+	case t.Kind.valkey():
+		return "valkey-sentinel"
+	}
+	return "redis-sentinel"
+}
+
 // addrFor is how config files name host h: its name with Hostnames, its IP otherwise.
 func (t *Topology) addrFor(h string) string {
 	if t.Setup.Hostnames {
@@ -328,7 +349,7 @@ func (t *Topology) StartRedis(h string) error {
 			return fmt.Errorf("redis config: %w", err)
 		}
 	}
-	return t.start(h, "redis-"+h, []string{"redis-server", conf}, dir, netlab.ProcSpec{})
+	return t.start(h, "redis-"+h, []string{t.RedisBin(), conf}, dir, netlab.ProcSpec{})
 }
 
 // StartSentinel writes h's sentinel config (first time only) and starts
@@ -355,10 +376,7 @@ func (t *Topology) StartSentinel(h string) error {
 			return fmt.Errorf("sentinel config: %w", err)
 		}
 	}
-	bin := "redis-sentinel"
-	if t.IsGo(h) {
-		bin = t.GoBin
-	}
+	bin := t.SentinelBin(h)
 	argv := []string{bin, conf}
 	if t.Setup.SentinelTmpfs != "" {
 		seed := filepath.Join(t.hostDir(h, ""), "sentinel.conf.seed")
