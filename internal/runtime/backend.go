@@ -17,17 +17,9 @@ func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]by
 			return v // the core's own reply, state unchanged since (querycache.go)
 		}
 	}
-	sargs := make([]string, len(args))
-	for i, a := range args {
-		sargs[i] = string(a)
-	}
-	reply := make(chan resp.Value, 1)
-	select {
-	case r.requests <- request{args: sargs, reply: reply}:
-	case <-ctx.Done():
-		return resp.Error("ERR client gone")
-	case <-r.stopped:
-		return resp.Error("ERR server is shutting down")
+	reply, refused, ok := r.enqueue(ctx, args)
+	if !ok {
+		return refused
 	}
 	// Once queued, the loop always answers (stop answers what is left), so
 	// waiting on reply alone cannot hang; ctx only shortens the wait.
@@ -45,17 +37,9 @@ func (r *Runtime) Command(ctx context.Context, _ *server.ClientInfo, args [][]by
 // returns its reply. It does not use the query cache: the commands
 // queued before it may change what the cached reply shows.
 func (r *Runtime) CommandAsync(ctx context.Context, _ *server.ClientInfo, args [][]byte) func() resp.Value {
-	sargs := make([]string, len(args))
-	for i, a := range args {
-		sargs[i] = string(a)
-	}
-	reply := make(chan resp.Value, 1)
-	select {
-	case r.requests <- request{args: sargs, reply: reply}:
-	case <-ctx.Done():
-		return func() resp.Value { return resp.Error("ERR client gone") }
-	case <-r.stopped:
-		return func() resp.Value { return resp.Error("ERR server is shutting down") }
+	reply, refused, ok := r.enqueue(ctx, args)
+	if !ok {
+		return func() resp.Value { return refused }
 	}
 	return func() resp.Value {
 		select {
@@ -64,6 +48,25 @@ func (r *Runtime) CommandAsync(ctx context.Context, _ *server.ClientInfo, args [
 		case <-ctx.Done():
 			return resp.Error("ERR client gone")
 		}
+	}
+}
+
+// enqueue queues a client's command to the loop and returns the channel
+// its reply comes on; when it cannot be queued (the client is gone, the
+// loop stopped) ok is false and refused is the error reply.
+func (r *Runtime) enqueue(ctx context.Context, args [][]byte) (reply chan resp.Value, refused resp.Value, ok bool) {
+	sargs := make([]string, len(args))
+	for i, a := range args {
+		sargs[i] = string(a)
+	}
+	reply = make(chan resp.Value, 1)
+	select {
+	case r.requests <- request{args: sargs, reply: reply}:
+		return reply, resp.Value{}, true
+	case <-ctx.Done():
+		return nil, resp.Error("ERR client gone"), false
+	case <-r.stopped:
+		return nil, resp.Error("ERR server is shutting down"), false
 	}
 }
 
