@@ -25,6 +25,7 @@ vet:
 ## cache does not see, so a cached pass could be stale.
 test: deps vet
 	$(GO) test -race -count=1 -timeout $(GOTEST_TIMEOUT) ./...
+	$(GO) test -count=1 -run 'Alloc|NoJoin' ./internal/... ./client/...
 	FUZZTIME=$(FUZZTIME) scripts/fuzz-smoke.sh
 
 ## test-short: unit tests only, no real processes.
