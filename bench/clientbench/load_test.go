@@ -105,8 +105,8 @@ func (p *phaseLog) Handle(_ context.Context, rec slog.Record) error {
 			fmt.Fprintf(&b, "+%v %s", time.Duration(rec.Time.UnixNano()-f).Round(time.Millisecond), rec.Message)
 			rec.Attrs(func(a slog.Attr) bool {
 				v := a.Value.String()
-				if len(v) > 160 {
-					v = v[:160]
+				if len(v) > 400 {
+					v = v[:400]
 				}
 				fmt.Fprintf(&b, " %s=%s", a.Key, v)
 				return true
@@ -124,12 +124,23 @@ func trailKind(line string) string {
 	if i := strings.IndexByte(line, ' '); i >= 0 {
 		line = line[i+1:]
 	}
+	// The cause, when the line has an error: the first known one.
+	cause := ""
+	if i := strings.Index(line, " err="); i >= 0 {
+		for _, c := range []string{"operation was canceled", "no answer within SentinelTimeout", "i/o timeout",
+			"connection refused", "subscription connection closed", "deadline exceeded", "probe cut", "has role"} {
+			if strings.Contains(line[i:], c) {
+				cause = " [" + c + "]"
+				break
+			}
+		}
+	}
 	for _, k := range []string{" err=", " sentinel=", " old=", " addr=", " named=", " streak="} {
 		if i := strings.Index(line, k); i >= 0 {
 			line = line[:i]
 		}
 	}
-	return line
+	return line + cause
 }
 
 // eventWatch records when each sentinel published its first
