@@ -105,3 +105,22 @@ func TestFailFast(t *testing.T) {
 		t.Fatalf("a fail-fast write took %v", slowest)
 	}
 }
+
+// TestNotSentinelMixedKind checks the documented Kind when a plain
+// redis-server and an address that refuses connections are the only
+// "sentinels": ErrNoSentinelReachable (one failure is not a
+// not-a-sentinel reply), with ErrNotSentinel still found by errors.Is
+// among the attempts.
+func TestNotSentinelMixedKind(t *testing.T) {
+	t.Parallel()
+	plain := testutil.StartRedis(t).Addr()
+	rdb := newTestClient(t, FailoverOptions{SentinelAddrs: []string{plain, "127.0.0.1:1"}, SentinelOrderFixed: true})
+	err := rdb.Ping(context.Background()).Err()
+	var de *DiscoveryError
+	if !errors.As(err, &de) || de.Kind != ErrNoSentinelReachable {
+		t.Fatalf("error %v: want a DiscoveryError of kind ErrNoSentinelReachable", err)
+	}
+	if !errors.Is(err, ErrNotSentinel) {
+		t.Fatalf("error %v: errors.Is(ErrNotSentinel) is false", err)
+	}
+}

@@ -100,3 +100,67 @@ func ExampleFailoverOptions_failFast() {
 	// Output:
 	// true client: no master known (failover in progress)
 }
+
+// StatsOf finds the counters of a client built here, of any client
+// derived from it, and still after Close; for any other client ok is
+// false. Nothing is resolved before the first command.
+func ExampleStatsOf() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:    "mymaster",
+		SentinelAddrs: []string{"10.0.1.11:26379"},
+	})
+	st, ok := client.StatsOf(rdb.WithTimeout(time.Second))
+	fmt.Printf("ours: %v, resolutions %d, master %q, label %s\n", ok, st.Resolutions, st.CurrentAddr, rdb.Options().Addr)
+	rdb.Close()
+	_, ok = client.StatsOf(rdb)
+	fmt.Println("after Close:", ok)
+	plain := redis.NewClient(&redis.Options{Addr: "10.0.1.21:6379"})
+	defer plain.Close()
+	_, ok = client.StatsOf(plain)
+	fmt.Println("plain go-redis client:", ok)
+	// Output:
+	// ours: true, resolutions 0, master "", label sentinel-master:mymaster
+	// after Close: true
+	// plain go-redis client: false
+}
+
+// A discovery failure is a *DiscoveryError: its Kind is one of the
+// exported errors, its Attempts say what each sentinel answered.
+func ExampleDiscoveryError() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:    "mymaster",
+		SentinelAddrs: []string{"127.0.0.1:1"}, // nothing listens on port 1
+	})
+	defer rdb.Close()
+	err := rdb.Ping(context.Background()).Err()
+	var de *client.DiscoveryError
+	var se *client.SentinelError
+	if errors.As(err, &de) && errors.As(err, &se) {
+		fmt.Println(de.Kind, "/", de.Master, "/ sentinel", se.Addr)
+	}
+	// Output:
+	// client: no sentinel reachable / mymaster / sentinel 127.0.0.1:1
+}
+
+// The advertised address did not report the expected role.
+func ExampleRoleError() {
+	var err error = &client.RoleError{Addr: "10.0.1.21:6379", Want: "master", Got: "slave"}
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, client.ErrRoleMismatch))
+	// Output:
+	// 10.0.1.21:6379 has role "slave", want "master"
+	// true
+}
+
+// Options written for go-redis's NewFailoverClient convert field by field.
+func ExampleFromGoRedis() {
+	opt := client.FromGoRedis(&redis.FailoverOptions{
+		MasterName:       "mymaster",
+		SentinelAddrs:    []string{"10.0.1.11:26379"},
+		SentinelPassword: "sentinel-secret",
+		MaxRetries:       -1,
+	})
+	fmt.Println(opt.MasterName, opt.SentinelAddrs, opt.SentinelPassword, opt.MaxRetries)
+	// Output:
+	// mymaster [10.0.1.11:26379] sentinel-secret -1
+}

@@ -157,7 +157,8 @@ type FailoverOptions struct {
 	// new data connection (default 5 s).
 	DialTimeout time.Duration
 	// ReadTimeout / WriteTimeout are the go-redis socket timeouts for data
-	// commands (defaults 3 s and ReadTimeout).
+	// commands (defaults 5 s and ReadTimeout, as go-redis v9.23; -1 and
+	// -2 as go-redis).
 	ReadTimeout, WriteTimeout time.Duration
 
 	// MaxRetries is how many times a failed command is retried (default 3;
@@ -165,8 +166,10 @@ type FailoverOptions struct {
 	// executed are retried (pre-send errors, READONLY, LOADING, MASTERDOWN,
 	// TRYAGAIN, failed dials) plus read-only commands after network errors.
 	MaxRetries int
-	// MinRetryBackoff / MaxRetryBackoff bound the full-jitter exponential
-	// backoff between retries (defaults 8 ms / 512 ms).
+	// MinRetryBackoff / MaxRetryBackoff bound the jittered exponential
+	// backoff between retries (defaults 10 ms / 1 s, as go-redis v9.23;
+	// -1 in either disables the backoff, as go-redis). A retry's wait ends
+	// early when a sentinel event arrives.
 	MinRetryBackoff, MaxRetryBackoff time.Duration
 	// FailFast makes a command that needs a new connection fail at once
 	// with ErrFailoverInProgress while no master is known (the default
@@ -334,7 +337,9 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	case c.MaxRetryBackoff == 0:
 		c.MaxRetryBackoff = DefaultMaxRetryBackoff
 	case c.MaxRetryBackoff < 0:
-		c.MaxRetryBackoff = 0
+		// go-redis caps every backoff at MaxRetryBackoff, which -1
+		// makes 0: no backoff, whatever MinRetryBackoff.
+		c.MinRetryBackoff, c.MaxRetryBackoff = 0, 0
 	}
 	if c.MaxRetryBackoff < c.MinRetryBackoff {
 		c.MaxRetryBackoff = c.MinRetryBackoff

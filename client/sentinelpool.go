@@ -427,10 +427,12 @@ func (r *resolver) sentinelExchange(addr string, cmds [][]string) ([]reply, erro
 	}
 }
 
-// ErrNotSentinel is returned (inside a DiscoveryError, with Kind
-// ErrNoSentinelReachable when no real sentinel answered) for an address
+// ErrNotSentinel is recorded (a DiscoveryError attempt) for an address
 // that answers but is not a Redis Sentinel, e.g. a plain redis-server given
-// in SentinelAddrs by mistake.
+// in SentinelAddrs by mistake. It is the DiscoveryError's Kind when no
+// sentinel named a master and every address that failed is not a sentinel;
+// when other addresses failed otherwise the Kind is ErrNoSentinelReachable
+// (errors.Is finds ErrNotSentinel among the attempts either way).
 var ErrNotSentinel = errors.New("client: address is not a sentinel")
 
 // notSentinelReply reports whether an error reply says that the server

@@ -245,6 +245,13 @@ func TestDefaults(t *testing.T) {
 		{"-1 min backoff only", FailoverOptions{MinRetryBackoff: -1}, func(o FailoverOptions) bool {
 			return o.MinRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
+		// go-redis turns MaxRetryBackoff -1 into 0, and its backoff is
+		// capped by it: no backoff at all, whatever MinRetryBackoff.
+		// Before, the cap was raised to the default MinRetryBackoff
+		// (10 ms) and retries still waited up to it.
+		{"-1 max backoff only", FailoverOptions{MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
+			return o.MaxRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,8 +22,11 @@ type fakeSentinel struct {
 	master string // "ip:port"
 	epoch  int64
 	subs   []net.Conn
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
+	// subChans counts SUBSCRIBE requests per channel (go-redis's
+	// subscription is the one with +replica-reconf-done).
+	subChans map[string]int
+	conns    map[net.Conn]bool
+	wg       sync.WaitGroup
 }
 
 func startFakeSentinel(t *testing.T, master string, epoch int64) *fakeSentinel {
@@ -51,6 +54,13 @@ func (f *fakeSentinel) subCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.subs)
+}
+
+// subscribedTo reports whether a client ever subscribed to channel here.
+func (f *fakeSentinel) subscribedTo(channel string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.subChans[channel] > 0
 }
 
 func (f *fakeSentinel) publish(channel, payload string) {
@@ -171,6 +181,12 @@ func (f *fakeSentinel) answer(c net.Conn, args []string) string {
 		return "+OK\r\n"
 	case cmd == "SUBSCRIBE" || cmd == "PSUBSCRIBE":
 		f.subs = append(f.subs, c)
+		if f.subChans == nil {
+			f.subChans = map[string]int{}
+		}
+		for _, ch := range args[1:] {
+			f.subChans[ch]++
+		}
 		var b strings.Builder
 		for i, ch := range args[1:] {
 			b.WriteString("*3\r\n" + bulk(strings.ToLower(cmd)) + bulk(ch) + ":" + strconv.Itoa(i+1) + "\r\n")

@@ -78,7 +78,14 @@ type loadContender struct {
 // phaseLog records, for one of our clients, when it was fenced by an
 // event and when it verified a new master (the client's own log lines,
 // FailoverOptions.Logger), for the GOSENTINEL_BENCH_PHASES breakdown.
-type phaseLog struct{ fenced, verified atomic.Int64 }
+type phaseLog struct {
+	fenced, verified atomic.Int64
+	// after the fence: the client's other log lines until the first
+	// "master verified" (at most 32), to tell what a slow client waited
+	// for.
+	mu    sync.Mutex
+	trail []string
+}
 
 func (p *phaseLog) Enabled(context.Context, slog.Level) bool { return true }
 func (p *phaseLog) WithAttrs([]slog.Attr) slog.Handler       { return p }
@@ -90,7 +97,50 @@ func (p *phaseLog) Handle(_ context.Context, rec slog.Record) error {
 	case strings.Contains(rec.Message, "master verified"):
 		p.verified.Store(rec.Time.UnixNano())
 	}
+	if f := p.fenced.Load(); f != 0 && !strings.Contains(rec.Message, "fenced") &&
+		(p.verified.Load() < f || strings.Contains(rec.Message, "master verified")) {
+		p.mu.Lock()
+		if len(p.trail) < 32 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "+%v %s", time.Duration(rec.Time.UnixNano()-f).Round(time.Millisecond), rec.Message)
+			rec.Attrs(func(a slog.Attr) bool {
+				v := a.Value.String()
+				if len(v) > 400 {
+					v = v[:400]
+				}
+				fmt.Fprintf(&b, " %s=%s", a.Key, v)
+				return true
+			})
+			p.trail = append(p.trail, b.String())
+		}
+		p.mu.Unlock()
+	}
 	return nil
+}
+
+// trailKind is a log line of a trail without its time and values: what
+// happened, to count over the fleet.
+func trailKind(line string) string {
+	if i := strings.IndexByte(line, ' '); i >= 0 {
+		line = line[i+1:]
+	}
+	// The cause, when the line has an error: the first known one.
+	cause := ""
+	if i := strings.Index(line, " err="); i >= 0 {
+		for _, c := range []string{"operation was canceled", "no answer within SentinelTimeout", "i/o timeout",
+			"connection refused", "subscription connection closed", "deadline exceeded", "probe cut", "has role"} {
+			if strings.Contains(line[i:], c) {
+				cause = " [" + c + "]"
+				break
+			}
+		}
+	}
+	for _, k := range []string{" err=", " sentinel=", " old=", " addr=", " named=", " streak="} {
+		if i := strings.Index(line, k); i >= 0 {
+			line = line[:i]
+		}
+	}
+	return line + cause
 }
 
 // eventWatch records when each sentinel published its first
@@ -166,6 +216,49 @@ func logPhases(t *testing.T, name string, kill time.Time, logs []*phaseLog, firs
 		return fmt.Sprintf("p10 %v p50 %v p90 %v", ds[len(ds)/10].Round(time.Millisecond), ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)*9/10].Round(time.Millisecond))
 	}
 	t.Logf("%s phases (%d clients fenced by an event): kill → fence %s; fence → verified %s; verified → first write %s", name, len(fence), q(fence), q(verify), q(write))
+	// What the slow clients (fence → verified > 2 s) logged in between,
+	// against the others, and two of their trails in full.
+	slow, fast := map[string]int{}, map[string]int{}
+	nSlow, nFast, shown := 0, 0, 0
+	for _, l := range logs {
+		f, v := l.fenced.Load(), l.verified.Load()
+		if f == 0 || f < kill.UnixNano() {
+			continue
+		}
+		l.mu.Lock()
+		trail := append([]string(nil), l.trail...)
+		l.mu.Unlock()
+		m := fast
+		if v == 0 || v-f > int64(2*time.Second) {
+			m = slow
+			nSlow++
+			if shown < 2 {
+				shown++
+				t.Logf("%s: a slow client's trail after its fence (verified %v after it):\n  %s", name, time.Duration(v-f).Round(time.Millisecond), strings.Join(trail, "\n  "))
+			}
+		} else {
+			nFast++
+		}
+		seen := map[string]bool{}
+		for _, line := range trail {
+			if k := trailKind(line); !seen[k] {
+				seen[k] = true
+				m[k]++
+			}
+		}
+	}
+	for _, g := range []struct {
+		name string
+		n    int
+		m    map[string]int
+	}{{"slow (> 2 s)", nSlow, slow}, {"fast", nFast, fast}} {
+		var ks []string
+		for k, c := range g.m {
+			ks = append(ks, fmt.Sprintf("%d× %s", c, k))
+		}
+		slices.Sort(ks)
+		t.Logf("%s: %d %s clients; log lines after the fence (clients with at least one): %s", name, g.n, g.name, strings.Join(ks, "; "))
+	}
 }
 
 var loadContenders = []loadContender{

@@ -39,7 +39,7 @@ func NewCollector(rdb *redis.Client, constLabels prometheus.Labels) *Collector {
 		return prometheus.NewDesc("gosentinel_client_"+name, help, nil, constLabels)
 	}
 	c := &Collector{rdb: rdb,
-		generation: d("address_generation", "Address generation (bumped on every master change)."),
+		generation: d("address_generation", "Address generation (bumped on every master change and on every fence)."),
 		lastSwitch: d("last_failover_timestamp_seconds", "When the last master change was committed (0 if none)."),
 		sentinels:  d("sentinels", "Sentinels in the client's list."),
 	}
