@@ -73,7 +73,7 @@ func (e *SentinelError) Unwrap() error { return e.Err }
 // errors.Is(err, ErrMasterNotFound) works; Attempts holds per-sentinel and
 // per-candidate detail.
 type DiscoveryError struct {
-	Kind     error   // ErrNoSentinelReachable, ErrMasterNotFound, ErrSentinelsDisagree, ErrRoleMismatch, ErrMasterUnreachable or ErrNoReplicaAvailable
+	Kind     error   // ErrNoSentinelReachable, ErrMasterNotFound, ErrAuth, ErrNotSentinel, ErrSentinelsDisagree, ErrRoleMismatch, ErrMasterUnreachable or ErrNoReplicaAvailable
 	Master   string  // master name that was resolved
 	Attempts []error // per-sentinel / per-candidate errors, in order
 }

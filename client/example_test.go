@@ -52,9 +52,58 @@ func Example_errors() {
 	err := rdb.Ping(context.Background()).Err()
 	fmt.Println("no sentinel reachable:", errors.Is(err, client.ErrNoSentinelReachable))
 	fmt.Println("master unknown:", errors.Is(err, client.ErrMasterNotFound))
+	var de *client.DiscoveryError
+	if errors.As(err, &de) {
+		var se *client.SentinelError
+		fmt.Println("kind:", de.Kind, "| master:", de.Master, "| attempts:", len(de.Attempts))
+		fmt.Println("first attempt names its sentinel:", errors.As(de.Attempts[0], &se) && se.Addr == "127.0.0.1:1")
+	}
 	// Output:
 	// no sentinel reachable: true
 	// master unknown: false
+	// kind: client: no sentinel reachable | master: mymaster | attempts: 1
+	// first attempt names its sentinel: true
+}
+
+// StatsOf reads the client's own counters; it works on any client derived
+// from the returned one (WithTimeout) and reports ok = false for a client
+// this package did not build. Before the first command nothing has been
+// resolved.
+func ExampleStatsOf() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:         "mymaster",
+		SentinelAddrs:      []string{"10.0.1.11:26379", "10.0.1.12:26379"},
+		SentinelOrderFixed: true,
+	})
+	defer rdb.Close()
+	st, ok := client.StatsOf(rdb.WithTimeout(time.Second))
+	fmt.Println(ok, st.Sentinels, st.Resolutions, st.CurrentAddr == "", st.Generation)
+	plain := redis.NewClient(&redis.Options{Addr: "10.0.1.21:6379"})
+	defer plain.Close()
+	_, ok = client.StatsOf(plain)
+	fmt.Println(ok)
+	// Output:
+	// true [10.0.1.11:26379 10.0.1.12:26379] 0 true 0
+	// false
+}
+
+// Read routing options need NewFailoverClusterClient: given to
+// NewFailoverClient, every command fails with ErrInvalidOptions (go-redis
+// panics), without contacting a sentinel.
+func ExampleFailoverOptions_routeByLatency() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:     "mymaster",
+		SentinelAddrs:  []string{"10.0.1.11:26379"},
+		RouteByLatency: true,
+	})
+	defer rdb.Close()
+	err := rdb.Get(context.Background(), "k").Err()
+	fmt.Println(errors.Is(err, client.ErrInvalidOptions))
+	st, _ := client.StatsOf(rdb)
+	fmt.Println("sentinel dials:", st.SentinelDials)
+	// Output:
+	// true
+	// sentinel dials: 0
 }
 
 // Read scaling through verified replicas.

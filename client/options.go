@@ -157,16 +157,23 @@ type FailoverOptions struct {
 	// new data connection (default 5 s).
 	DialTimeout time.Duration
 	// ReadTimeout / WriteTimeout are the go-redis socket timeouts for data
-	// commands (defaults 3 s and ReadTimeout).
+	// commands (defaults 5 s and ReadTimeout, as go-redis v9.23; -1 no
+	// timeout, -2 no deadline set at all, as go-redis).
 	ReadTimeout, WriteTimeout time.Duration
 
 	// MaxRetries is how many times a failed command is retried (default 3;
 	// -1 disables retries). Only failures that prove the command was not
 	// executed are retried (pre-send errors, READONLY, LOADING, MASTERDOWN,
-	// TRYAGAIN, failed dials) plus read-only commands after network errors.
+	// TRYAGAIN, NOREPLICAS, pool timeouts, failed dials) plus read-only
+	// commands after network errors (and writes too with
+	// RetryAmbiguousWrites).
 	MaxRetries int
-	// MinRetryBackoff / MaxRetryBackoff bound the full-jitter exponential
-	// backoff between retries (defaults 8 ms / 512 ms).
+	// MinRetryBackoff / MaxRetryBackoff bound the exponential backoff
+	// between retries (defaults 10 ms / 1 s, as go-redis v9.23; -1 means no
+	// backoff, as go-redis): before retry n (0, 1, ...) the client waits
+	// a random time between half and all of min(MinRetryBackoff × 2^n,
+	// MaxRetryBackoff) (go-redis: between 0 and all of it); a sentinel
+	// event ends the wait.
 	MinRetryBackoff, MaxRetryBackoff time.Duration
 	// FailFast makes a command that needs a new connection fail at once
 	// with ErrFailoverInProgress while no master is known (the default

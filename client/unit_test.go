@@ -240,10 +240,10 @@ func TestDefaults(t *testing.T) {
 				o.MinRetryBackoff == 10*time.Millisecond && o.MaxRetryBackoff == time.Second
 		}},
 		{"-1 disables the retry backoff", FailoverOptions{MinRetryBackoff: -1, MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
-			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
 		{"-1 min backoff only", FailoverOptions{MinRetryBackoff: -1}, func(o FailoverOptions) bool {
-			return o.MinRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+			return o.MinRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
 	}
 	for _, tc := range tests {
