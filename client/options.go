@@ -341,9 +341,10 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 	case c.MaxRetryBackoff == 0:
 		c.MaxRetryBackoff = DefaultMaxRetryBackoff
 	case c.MaxRetryBackoff < 0:
+		// As go-redis: a cap of 0, so no backoff whatever the minimum.
 		c.MaxRetryBackoff = 0
 	}
-	if c.MaxRetryBackoff < c.MinRetryBackoff {
+	if c.MaxRetryBackoff < c.MinRetryBackoff && o.MaxRetryBackoff >= 0 {
 		c.MaxRetryBackoff = c.MinRetryBackoff
 	}
 	return c

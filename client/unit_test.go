@@ -242,6 +242,9 @@ func TestDefaults(t *testing.T) {
 		{"-1 disables the retry backoff", FailoverOptions{MinRetryBackoff: -1, MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
 			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
+		{"-1 max backoff only", FailoverOptions{MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
+			return o.MaxRetryBackoff == 0 && retryBackoff(1, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+		}},
 		{"-1 min backoff only", FailoverOptions{MinRetryBackoff: -1}, func(o FailoverOptions) bool {
 			return o.MinRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
