@@ -208,3 +208,65 @@ func TestRetryBackoffAsGoRedis(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultsTableMatchesCode checks the "Defaults" table of
+// docs/client.md against withDefaults: every row whose option is a field
+// of FailoverOptions and whose default starts with a number, a duration
+// or a boolean ("25 ms / 250 ms" for two fields).
+func TestDefaultsTableMatchesCode(t *testing.T) {
+	md, err := os.ReadFile("../docs/client.md")
+	if err != nil {
+		t.Fatalf("read docs/client.md: %v", err)
+	}
+	text := string(md)
+	start := strings.Index(text, "\n## Defaults\n")
+	if start < 0 {
+		t.Fatal("docs/client.md has no Defaults section")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	got := reflect.ValueOf((&FailoverOptions{}).withDefaults())
+	row := regexp.MustCompile("(?m)^\\| ((?:`[A-Za-z]+`(?: / )?)+) \\| ([^|]+) \\|")
+	name := regexp.MustCompile("`([A-Za-z]+)`")
+	checked := 0
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		names := name.FindAllStringSubmatch(m[1], -1)
+		values := strings.Split(m[2], " / ")
+		for i, n := range names {
+			f := got.FieldByName(n[1])
+			if !f.IsValid() || i >= len(values) || n[1] == "DialerRetries" {
+				// DialerRetries' 1 is applied in dataOptions (checked
+				// by TestDialerRetriesReachGoRedis).
+				continue
+			}
+			v := strings.TrimSpace(values[i])
+			if j := strings.Index(v, " ("); j >= 0 {
+				v = v[:j]
+			}
+			switch f.Kind() {
+			case reflect.Bool:
+				if v != "true" && v != "false" {
+					continue
+				}
+				checked++
+				if strconv.FormatBool(f.Bool()) != v {
+					t.Errorf("%s: docs/client.md default %q, withDefaults gives %v", n[1], v, f.Bool())
+				}
+			case reflect.Int, reflect.Int64:
+				want, ok := parseClaim(v)
+				if !ok {
+					continue
+				}
+				checked++
+				if f.Int() != want {
+					t.Errorf("%s: docs/client.md default %q, withDefaults gives %v", n[1], v, f.Interface())
+				}
+			}
+		}
+	}
+	if checked < 14 {
+		t.Errorf("only %d defaults checked in docs/client.md; the table format changed", checked)
+	}
+}
