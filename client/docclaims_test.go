@@ -266,6 +266,7 @@ func TestDefaultsTableMatchesCode(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d defaults checked", checked)
 	if checked < 14 {
 		t.Errorf("only %d defaults checked in docs/client.md; the table format changed", checked)
 	}
