@@ -52,9 +52,36 @@ func Example_errors() {
 	err := rdb.Ping(context.Background()).Err()
 	fmt.Println("no sentinel reachable:", errors.Is(err, client.ErrNoSentinelReachable))
 	fmt.Println("master unknown:", errors.Is(err, client.ErrMasterNotFound))
+	var de *client.DiscoveryError
+	if errors.As(err, &de) {
+		var se *client.SentinelError
+		fmt.Println("kind:", de.Kind, "| master:", de.Master, "| attempts:", len(de.Attempts))
+		fmt.Println("first attempt names its sentinel:", errors.As(de.Attempts[0], &se) && se.Addr == "127.0.0.1:1")
+	}
 	// Output:
 	// no sentinel reachable: true
 	// master unknown: false
+	// kind: client: no sentinel reachable | master: mymaster | attempts: 1
+	// first attempt names its sentinel: true
+}
+
+// Read routing options need NewFailoverClusterClient: given to
+// NewFailoverClient, every command fails with ErrInvalidOptions (go-redis
+// panics), without contacting a sentinel.
+func ExampleFailoverOptions_routeByLatency() {
+	rdb := client.NewFailoverClient(&client.FailoverOptions{
+		MasterName:     "mymaster",
+		SentinelAddrs:  []string{"10.0.1.11:26379"},
+		RouteByLatency: true,
+	})
+	defer rdb.Close()
+	err := rdb.Get(context.Background(), "k").Err()
+	fmt.Println(errors.Is(err, client.ErrInvalidOptions))
+	st, _ := client.StatsOf(rdb)
+	fmt.Println("sentinel dials:", st.SentinelDials)
+	// Output:
+	// true
+	// sentinel dials: 0
 }
 
 // Read scaling through verified replicas.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -153,8 +155,28 @@ func (h hook) after(ctx context.Context, err error, gen uint64, readOnly bool) b
 	return false
 }
 
-// wait sleeps the jittered retry backoff for attempt n; a hint (the
-// master moved) ends it at once.
+// wait sleeps the retry backoff before retry n+1 (n counts from 0, as
+// attempt does; go-redis numbers its first retry 1); a hint (the master
+// moved) ends it at once.
 func (h hook) wait(ctx context.Context, n int) error {
-	return h.r.sleepUntilHint(ctx, backoff(n, h.r.opt.MinRetryBackoff, h.r.opt.MaxRetryBackoff))
+	return h.r.sleepUntilHint(ctx, retryBackoff(n+1, h.r.opt.MinRetryBackoff, h.r.opt.MaxRetryBackoff))
+}
+
+// retryBackoff is go-redis v9.23's internal.RetryBackoff, so that
+// MinRetryBackoff and MaxRetryBackoff mean what they mean there: 0 when
+// lo is 0 (-1 in the options), else lo plus a random part of lo << retry,
+// capped at hi.
+func retryBackoff(retry int, lo, hi time.Duration) time.Duration {
+	if lo <= 0 {
+		return 0
+	}
+	d := lo << uint(retry)
+	if d < lo {
+		return hi
+	}
+	d = lo + time.Duration(rand.Int64N(int64(d)))
+	if d > hi || d < lo {
+		d = hi
+	}
+	return d
 }

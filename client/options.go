@@ -157,19 +157,23 @@ type FailoverOptions struct {
 	// new data connection (default 5 s).
 	DialTimeout time.Duration
 	// ReadTimeout / WriteTimeout are the go-redis socket timeouts for data
-	// commands (defaults 5 s and ReadTimeout, as go-redis v9.23; -1 and
-	// -2 as go-redis).
+	// commands (defaults 5 s and ReadTimeout, as go-redis v9.23; -1 no
+	// timeout, -2 no deadline set at all, as go-redis).
 	ReadTimeout, WriteTimeout time.Duration
 
 	// MaxRetries is how many times a failed command is retried (default 3;
 	// -1 disables retries). Only failures that prove the command was not
 	// executed are retried (pre-send errors, READONLY, LOADING, MASTERDOWN,
-	// TRYAGAIN, failed dials) plus read-only commands after network errors.
+	// TRYAGAIN, NOREPLICAS, pool timeouts, failed dials) plus read-only
+	// commands after network errors (and writes too with
+	// RetryAmbiguousWrites).
 	MaxRetries int
-	// MinRetryBackoff / MaxRetryBackoff bound the jittered exponential
-	// backoff between retries (defaults 10 ms / 1 s, as go-redis v9.23;
-	// -1 in either disables the backoff, as go-redis). A retry's wait ends
-	// early when a sentinel event arrives.
+	// MinRetryBackoff / MaxRetryBackoff bound the exponential backoff
+	// between retries (defaults 10 ms / 1 s, as go-redis v9.23; -1 in
+	// either disables the backoff, as go-redis): before retry n (0, 1, ...)
+	// the client waits MinRetryBackoff plus a random part of
+	// MinRetryBackoff × 2^n, capped at MaxRetryBackoff (go-redis's
+	// formula); a sentinel event ends the wait.
 	MinRetryBackoff, MaxRetryBackoff time.Duration
 	// FailFast makes a command that needs a new connection fail at once
 	// with ErrFailoverInProgress while no master is known (the default
@@ -341,7 +345,7 @@ func (o *FailoverOptions) withDefaults() FailoverOptions {
 		// makes 0: no backoff, whatever MinRetryBackoff.
 		c.MinRetryBackoff, c.MaxRetryBackoff = 0, 0
 	}
-	if c.MaxRetryBackoff < c.MinRetryBackoff {
+	if c.MaxRetryBackoff < c.MinRetryBackoff && o.MaxRetryBackoff >= 0 {
 		c.MaxRetryBackoff = c.MinRetryBackoff
 	}
 	return c

@@ -48,7 +48,7 @@ type Stats struct {
 	LastFailover         time.Time // when the last master change was committed (zero if none)
 	CurrentAddr          string    // current verified master address ("" if none yet)
 	Sentinels            []string  // current sentinel list, in the order it is tried
-	Generation           uint64    // address generation (bumped on every address change and on every fence)
+	Generation           uint64    // address generation (bumped on every switch and every fence)
 }
 
 func (r *resolver) snapshot() Stats {

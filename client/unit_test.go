@@ -240,10 +240,13 @@ func TestDefaults(t *testing.T) {
 				o.MinRetryBackoff == 10*time.Millisecond && o.MaxRetryBackoff == time.Second
 		}},
 		{"-1 disables the retry backoff", FailoverOptions{MinRetryBackoff: -1, MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
-			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+			return o.MinRetryBackoff == 0 && o.MaxRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+		}},
+		{"-1 max backoff only", FailoverOptions{MaxRetryBackoff: -1}, func(o FailoverOptions) bool {
+			return o.MaxRetryBackoff == 0 && retryBackoff(1, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
 		{"-1 min backoff only", FailoverOptions{MinRetryBackoff: -1}, func(o FailoverOptions) bool {
-			return o.MinRetryBackoff == 0 && backoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
+			return o.MinRetryBackoff == 0 && retryBackoff(3, o.MinRetryBackoff, o.MaxRetryBackoff) == 0
 		}},
 		// go-redis turns MaxRetryBackoff -1 into 0, and its backoff is
 		// capped by it: no backoff at all, whatever MinRetryBackoff.
