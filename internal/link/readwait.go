@@ -2,6 +2,7 @@ package link
 
 import (
 	"net"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gosentinel/gosentinel/internal/resp"
@@ -16,15 +17,21 @@ import (
 // bottom of the parser, so the GC shrinks its stack to 4 KiB instead of
 // 8 KiB: with thousands of links, stacks are a large part of the memory.
 // The wait costs one MSG_PEEK recv per idle period, which replaces the
-// read that returns EAGAIN in a plain blocking Read.
+// read that returns EAGAIN in a plain blocking Read; a command link
+// with no command waiting for a reply skips it (see ready).
 type replyReader struct {
 	lr  *limitedReader
 	rd  *resp.Reader
 	raw syscall.RawConn    // nil: no readiness wait (TLS, non-unix)
 	fn  func(uintptr) bool // r.ready, bound once (no allocation per wait)
+	cmd *conn              // a command link's conn (its pending replies); nil for pub/sub
 
 	asked bool // ready ran once in this wait
 }
+
+// peeks counts the MSG_PEEK recvs of ready (for tests: the syscalls an
+// idle period costs).
+var peeks atomic.Int64
 
 func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 	lr := &limitedReader{r: nc, max: cfg.MaxReplyBytes}
@@ -63,10 +70,25 @@ func (r *replyReader) idleWait() {
 // else "not done" and the poller waits for the next edge. The call after
 // a wake-up is done: a spurious wake-up only costs the reader one
 // EAGAIN, which net.Conn.Read handles.
+//
+// A command link whose every command has been answered skips the look:
+// a reply can only follow a command, and a command sent from now on is
+// sent after RawConn.Read reset the readiness, so its reply raises a new
+// edge. At steady state most wake-ups of a sentinel's command links end
+// that way (PING, PUBLISH and INFO are answered one at a time), so this
+// saves one recv syscall per reply. What is not a reply (the server
+// closing the connection) also raises an edge while the reader waits;
+// only one that came in the few microseconds between the last read and
+// this call is seen late: when the next command's write draws a reset
+// from the peer (its PING period at most).
 func (r *replyReader) ready(fd uintptr) bool {
 	if r.asked {
 		return true
 	}
 	r.asked = true
+	if r.cmd != nil && r.cmd.answered() {
+		return false
+	}
+	peeks.Add(1)
 	return !peekEmpty(fd)
 }
