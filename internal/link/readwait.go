@@ -26,12 +26,14 @@ type replyReader struct {
 	fn  func(uintptr) bool // r.ready, bound once (no allocation per wait)
 	cmd *conn              // a command link's conn (its pending replies); nil for pub/sub
 
-	asked bool // ready ran once in this wait
+	asked  bool // ready ran once in this wait
+	waited bool // a wait has ended on this connection (see ready)
 }
 
-// peeks counts the MSG_PEEK recvs of ready (for tests: the syscalls an
-// idle period costs).
-var peeks atomic.Int64
+// peeks counts the MSG_PEEK recvs of ready, skippedPeeks the waits of
+// answered command links that made none (for tests: the syscalls an idle
+// period costs).
+var peeks, skippedPeeks atomic.Int64
 
 func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 	lr := &limitedReader{r: nc, max: cfg.MaxReplyBytes}
@@ -62,6 +64,7 @@ func (r *replyReader) idleWait() {
 	r.rd.Release()
 	r.asked = false
 	_ = r.raw.Read(r.fn)
+	r.waited = true
 }
 
 // ready is the RawConn.Read callback. RawConn.Read forgets any readiness
@@ -76,17 +79,22 @@ func (r *replyReader) idleWait() {
 // sent after RawConn.Read reset the readiness, so its reply raises a new
 // edge. At steady state most wake-ups of a sentinel's command links end
 // that way (PING, PUBLISH and INFO are answered one at a time), so this
-// saves one recv syscall per reply. What is not a reply (the server
-// closing the connection) also raises an edge while the reader waits;
-// only one that came in the few microseconds between the last read and
-// this call is seen late: when the next command's write draws a reset
-// from the peer (its PING period at most).
+// saves one recv syscall per reply. The first wait of a connection
+// always looks: what a server sends unasked comes right after the
+// connect ("-ERR max number of clients reached"), before the reader's
+// first wait. Later, what is not a reply (the server closing the
+// connection, a broken peer's unsolicited bytes) raises an edge while
+// the reader waits; only bytes that came in the few microseconds between
+// the last read and this call are seen late: with the next command's
+// reply (a close: when that command's write draws a reset; unsolicited
+// bytes: taken as its reply, as they are whenever a command is pending).
 func (r *replyReader) ready(fd uintptr) bool {
 	if r.asked {
 		return true
 	}
 	r.asked = true
-	if r.cmd != nil && r.cmd.answered() {
+	if r.cmd != nil && r.waited && r.cmd.answered() {
+		skippedPeeks.Add(1)
 		return false
 	}
 	peeks.Add(1)
