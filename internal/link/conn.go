@@ -407,6 +407,9 @@ func (c *conn) writeOut(nc net.Conn) {
 // a sentinel with thousands of links.
 func (c *conn) readLoop(nc net.Conn) {
 	r := newReplyReader(nc, &c.m.cfg)
+	if c.kind == Cmd {
+		r.cmd = c
+	}
 	for {
 		r.idleWait()
 		if !c.readOne(r) {
@@ -452,6 +455,14 @@ func (c *conn) deliver(v *resp.Value) bool {
 		return false
 	}
 	return true
+}
+
+// answered reports whether no command is waiting for its reply.
+func (c *conn) answered() bool {
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	return n == 0
 }
 
 // readError classifies a read failure.

@@ -2,6 +2,7 @@ package link
 
 import (
 	"net"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gosentinel/gosentinel/internal/resp"
@@ -16,15 +17,23 @@ import (
 // bottom of the parser, so the GC shrinks its stack to 4 KiB instead of
 // 8 KiB: with thousands of links, stacks are a large part of the memory.
 // The wait costs one MSG_PEEK recv per idle period, which replaces the
-// read that returns EAGAIN in a plain blocking Read.
+// read that returns EAGAIN in a plain blocking Read; a command link
+// with no command waiting for a reply skips it (see ready).
 type replyReader struct {
 	lr  *limitedReader
 	rd  *resp.Reader
 	raw syscall.RawConn    // nil: no readiness wait (TLS, non-unix)
 	fn  func(uintptr) bool // r.ready, bound once (no allocation per wait)
+	cmd *conn              // a command link's conn (its pending replies); nil for pub/sub
 
-	asked bool // ready ran once in this wait
+	asked  bool // ready ran once in this wait
+	waited bool // a wait has ended on this connection (see ready)
 }
+
+// peeks counts the MSG_PEEK recvs of ready, skippedPeeks the waits of
+// answered command links that made none (for tests: the syscalls an idle
+// period costs).
+var peeks, skippedPeeks atomic.Int64
 
 func newReplyReader(nc net.Conn, cfg *Config) *replyReader {
 	lr := &limitedReader{r: nc, max: cfg.MaxReplyBytes}
@@ -55,6 +64,7 @@ func (r *replyReader) idleWait() {
 	r.rd.Release()
 	r.asked = false
 	_ = r.raw.Read(r.fn)
+	r.waited = true
 }
 
 // ready is the RawConn.Read callback. RawConn.Read forgets any readiness
@@ -63,10 +73,30 @@ func (r *replyReader) idleWait() {
 // else "not done" and the poller waits for the next edge. The call after
 // a wake-up is done: a spurious wake-up only costs the reader one
 // EAGAIN, which net.Conn.Read handles.
+//
+// A command link whose every command has been answered skips the look:
+// a reply can only follow a command, and a command sent from now on is
+// sent after RawConn.Read reset the readiness, so its reply raises a new
+// edge. At steady state most wake-ups of a sentinel's command links end
+// that way (PING, PUBLISH and INFO are answered one at a time), so this
+// saves one recv syscall per reply. The first wait of a connection
+// always looks: what a server sends unasked comes right after the
+// connect ("-ERR max number of clients reached"), before the reader's
+// first wait. Later, what is not a reply (the server closing the
+// connection, a broken peer's unsolicited bytes) raises an edge while
+// the reader waits; only bytes that came in the few microseconds between
+// the last read and this call are seen late: with the next command's
+// reply (a close: when that command's write draws a reset; unsolicited
+// bytes: taken as its reply, as they are whenever a command is pending).
 func (r *replyReader) ready(fd uintptr) bool {
 	if r.asked {
 		return true
 	}
 	r.asked = true
+	if r.cmd != nil && r.waited && r.cmd.answered() {
+		skippedPeeks.Add(1)
+		return false
+	}
+	peeks.Add(1)
 	return !peekEmpty(fd)
 }

@@ -16,10 +16,12 @@ import (
 
 // TestScaleProfile is a measuring aid, not a check: with
 // GOSENTINEL_PROFILE=<dir> it runs one runtime monitoring
-// GOSENTINEL_PROFILE_MASTERS (default 500) masters, 10 names per
-// redis-server pair (master + replica, hz 1) like bench/cmd/scale, lets it
-// settle for 15 s, then writes cpu.out (10 s), heap.out and a summary
-// (heap in use, stacks, goroutines) to <dir>:
+// GOSENTINEL_PROFILE_MASTERS (default 500) masters,
+// GOSENTINEL_PROFILE_NAMES (default 10; 1 is one process per instance, as
+// a real fleet) names per redis-server pair (master + replica, hz 1) like
+// bench/cmd/scale, lets it settle for 15 s, then writes cpu.out
+// (GOSENTINEL_PROFILE_WINDOW, default 10s), heap.out and a summary (heap
+// in use, stacks, goroutines) to <dir>:
 //
 //	GOSENTINEL_PROFILE=/tmp/prof go test -run TestScaleProfile -v -timeout 5m ./internal/runtime
 //	go tool pprof -sample_index=inuse_space -top /tmp/prof/heap.out
@@ -36,6 +38,22 @@ func TestScaleProfile(t *testing.T) {
 		}
 		masters = n
 	}
+	names := 10 // master names per redis-server pair; 1: one process per instance
+	if s := os.Getenv("GOSENTINEL_PROFILE_NAMES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || masters%n != 0 {
+			t.Fatalf("GOSENTINEL_PROFILE_NAMES=%q: want a divisor of %d", s, masters)
+		}
+		names = n
+	}
+	window := 10 * time.Second
+	if s := os.Getenv("GOSENTINEL_PROFILE_WINDOW"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			t.Fatalf("GOSENTINEL_PROFILE_WINDOW=%q: want a duration", s)
+		}
+		window = d
+	}
 	if s := os.Getenv("GOSENTINEL_PROFILE_RATE"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -50,11 +68,11 @@ func TestScaleProfile(t *testing.T) {
 	}
 	var conf strings.Builder
 	conf.WriteString("bind 127.0.0.1\nport " + strconv.Itoa(testutil.FreePort(t)) + "\n")
-	for p := 0; p < masters/10; p++ {
+	for p := 0; p < masters/names; p++ {
 		m := testutil.StartRedis(t, "hz 1")
 		testutil.StartRedis(t, "hz 1", "replicaof 127.0.0.1 "+strconv.Itoa(m.Port))
-		for k := range 10 {
-			fmt.Fprintf(&conf, "sentinel monitor m%d 127.0.0.1 %d 1\n", p*10+k, m.Port)
+		for k := range names {
+			fmt.Fprintf(&conf, "sentinel monitor m%d 127.0.0.1 %d 1\n", p*names+k, m.Port)
 		}
 	}
 	runConfOpts(t, conf.String(), Options{})
@@ -71,7 +89,7 @@ func TestScaleProfile(t *testing.T) {
 	if err := pprof.StartCPUProfile(cpu); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Second)
+	time.Sleep(window)
 	pprof.StopCPUProfile()
 
 	var steady goruntime.MemStats
@@ -122,8 +140,8 @@ func TestScaleProfile(t *testing.T) {
 		sum += fmt.Sprintf(" %.1f", mib(m.StackInuse))
 	}
 	sum += " MiB\n"
-	sum += fmt.Sprintf("window: allocated %.1f MiB in 10 s, %d GCs\n",
-		mib(steady.TotalAlloc-before.TotalAlloc), steady.NumGC-before.NumGC)
+	sum += fmt.Sprintf("window: allocated %.1f MiB in %v, %d GCs\n",
+		mib(steady.TotalAlloc-before.TotalAlloc), window, steady.NumGC-before.NumGC)
 	t.Log(sum)
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(sum), 0o644); err != nil {
 		t.Fatal(err)
