@@ -417,7 +417,13 @@ func (c *conn) readLoop(nc net.Conn) {
 
 // readOne reads and delivers one value; false ends the connection.
 func (c *conn) readOne(r *replyReader) bool {
-	v, err := r.rd.ReadValue()
+	var v resp.Value
+	var err error
+	if c.kind == PubSub {
+		v, err = r.rd.ReadValuePooled() // deliver recycles a message's array
+	} else {
+		v, err = r.rd.ReadValue()
+	}
 	if err != nil {
 		c.fail(c.readError(err))
 		return false
@@ -432,6 +438,7 @@ func (c *conn) readOne(r *replyReader) bool {
 func (c *conn) deliver(v *resp.Value) bool {
 	if c.kind == PubSub {
 		if ch, payload, ok := pubsubMessage(*v); ok {
+			resp.Recycle(*v) // the strings are the message's own
 			return c.m.emit(c, Message{ID: c.id, Conn: ch, Payload: payload})
 		}
 	}

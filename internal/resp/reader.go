@@ -35,6 +35,7 @@ type Reader struct {
 
 	lim    Limits
 	unauth bool
+	pooled bool // in ReadValuePooled
 
 	args    [][]byte
 	argOffs []int

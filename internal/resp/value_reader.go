@@ -156,8 +156,14 @@ func (r *Reader) readAggregate(typ byte, body []byte, depth int) (Value, error) 
 	if count > r.lim.MaxArrayLen {
 		return Value{}, errInvalidArrayLen
 	}
-	// Never trust the announced count for the allocation.
-	elems := make([]Value, 0, min(count, 64))
+	var elems []Value
+	if depth == 0 && r.pooled && typ != '|' {
+		elems = pooledElems(count)
+	}
+	if elems == nil {
+		// Never trust the announced count for the allocation.
+		elems = make([]Value, 0, min(count, 64))
+	}
 	for i := int64(0); i < count; i++ {
 		e, err := r.readValue(depth + 1)
 		if err != nil {
