@@ -420,7 +420,7 @@ func (c *conn) readOne(r *replyReader) bool {
 	var v resp.Value
 	var err error
 	if c.kind == PubSub {
-		v, err = r.rd.ReadValuePooled() // deliver recycles a message's array
+		v, err = r.rd.ReadValuePooled(pubsubWords...) // deliver recycles a message's array
 	} else {
 		v, err = r.rd.ReadValue()
 	}
@@ -481,6 +481,10 @@ func (c *conn) readError(err error) error {
 }
 
 // pubsubMessage recognises ["message", channel, payload].
+// pubsubWords are the strings every message on a sentinel's pub/sub link
+// repeats: the reader returns them without allocating copies.
+var pubsubWords = []string{"message", "__sentinel__:hello"}
+
 func pubsubMessage(v resp.Value) (channel, payload string, ok bool) {
 	if (v.Kind != resp.KindArray && v.Kind != resp.KindPush) || len(v.Elems) != 3 {
 		return "", "", false

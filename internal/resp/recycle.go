@@ -18,16 +18,35 @@ var smallElems = sync.Pool{New: func() any { return new([smallAggregate]Value) }
 // the strings it needs out of it, as a link does with a pub/sub message)
 // passes it to Recycle; a value that is kept is simply not recycled and
 // owns its array like any other. Nested aggregates and attributes are
-// allocated as by ReadValue.
+// allocated as by ReadValue. A bulk string equal to one of known (and
+// fully buffered) is returned as that string, without an allocation: a
+// link passes "message" and its channel, which every message repeats.
 //
 // A sentinel reads a hello message on a pub/sub link every few seconds
 // per monitored instance and peer: the 3-element array was the largest
 // allocation per message (docs/bench.md, "500 masters: profile").
-func (r *Reader) ReadValuePooled() (Value, error) {
-	r.pooled = true
+func (r *Reader) ReadValuePooled(known ...string) (Value, error) {
+	r.pooled, r.known = true, known
 	v, err := r.readValue(0)
-	r.pooled = false
+	r.pooled, r.known = false, nil
 	return v, err
+}
+
+// knownBulk returns the entry of r.known equal to the n-byte bulk payload
+// at the read position when all of it and its CRLF are buffered, and
+// consumes them; ok is false (nothing consumed) otherwise.
+func (r *Reader) knownBulk(n int64) (s string, ok bool, err error) {
+	if len(r.known) == 0 || int64(r.w-r.r) < n+2 {
+		return "", false, nil
+	}
+	b := r.buf[r.r : r.r+int(n)]
+	for _, k := range r.known {
+		if len(k) == len(b) && string(b) == k {
+			r.r += int(n)
+			return k, true, r.expectCRLF()
+		}
+	}
+	return "", false, nil
 }
 
 // pooledElems returns an empty slice over a pooled array for a top-level

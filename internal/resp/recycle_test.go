@@ -95,3 +95,31 @@ func TestRecycledArrayReused(t *testing.T) {
 		t.Fatalf("after recycling: inner %#v large %#v", inner, large)
 	}
 }
+
+// TestReadValuePooledKnown: the known strings of a message (its kind and
+// channel) cost no allocation, only its payload does; a payload that only
+// starts like a known string is copied as usual.
+func TestReadValuePooledKnown(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops Puts at random under -race")
+	}
+	known := []string{"message", "__sentinel__:hello"}
+	r := NewReaderSize(&loopReader{b: helloMsg + "*3\r\n$7\r\nmessage\r\n$18\r\n__sentinel__:hello\r\n$7\r\nmessagf\r\n"}, Limits{}, 1024)
+	step := func() {
+		for _, want := range []string{"127.0.0.1,26379,aaa,0", "messagf"} {
+			v, err := r.ReadValuePooled(known...)
+			if err != nil || len(v.Elems) != 3 || v.Elems[0].Str != "message" || v.Elems[1].Str != "__sentinel__:hello" || v.Elems[2].Str != want {
+				t.Fatalf("read %#v, %v", v, err)
+			}
+			Recycle(v)
+		}
+	}
+	step()
+	if n := testing.AllocsPerRun(200, step); n > 2 {
+		t.Fatalf("%.1f allocations per two messages, want 2 (their payloads)", n)
+	}
+	bad := NewReader(strings.NewReader("*1\r\n$7\r\nmessageXY"))
+	if _, err := bad.ReadValuePooled(known...); err == nil {
+		t.Fatal("a known string without its CRLF was accepted")
+	}
+}

@@ -82,6 +82,14 @@ func (r *Reader) readBlob(typ byte, body []byte) (Value, error) {
 	if n > r.lim.MaxBulkLen {
 		return Value{}, errInvalidBulkLen
 	}
+	if typ == '$' {
+		if s, ok, err := r.knownBulk(n); ok {
+			if err != nil {
+				return Value{}, err
+			}
+			return Value{Kind: KindBulkString, Str: s}, nil
+		}
+	}
 	// Sized up front only up to bulkChunk: the announced length is not
 	// trusted for the allocation (readPayload grows with what arrives).
 	data, err := r.readPayload(make([]byte, 0, min(n, bulkChunk)), n)
