@@ -420,7 +420,13 @@ func (c *conn) readLoop(nc net.Conn) {
 
 // readOne reads and delivers one value; false ends the connection.
 func (c *conn) readOne(r *replyReader) bool {
-	v, err := r.rd.ReadValue()
+	var v resp.Value
+	var err error
+	if c.kind == PubSub {
+		v, err = r.rd.ReadValuePooled(pubsubWords...) // deliver recycles a message's array
+	} else {
+		v, err = r.rd.ReadValue()
+	}
 	if err != nil {
 		c.fail(c.readError(err))
 		return false
@@ -435,6 +441,7 @@ func (c *conn) readOne(r *replyReader) bool {
 func (c *conn) deliver(v *resp.Value) bool {
 	if c.kind == PubSub {
 		if ch, payload, ok := pubsubMessage(*v); ok {
+			resp.Recycle(*v) // the strings are the message's own
 			return c.m.emit(c, Message{ID: c.id, Conn: ch, Payload: payload})
 		}
 	}
@@ -485,6 +492,10 @@ func (c *conn) readError(err error) error {
 }
 
 // pubsubMessage recognises ["message", channel, payload].
+// pubsubWords are the strings every message on a sentinel's pub/sub link
+// repeats: the reader returns them without allocating copies.
+var pubsubWords = []string{"message", "__sentinel__:hello"}
+
 func pubsubMessage(v resp.Value) (channel, payload string, ok bool) {
 	if (v.Kind != resp.KindArray && v.Kind != resp.KindPush) || len(v.Elems) != 3 {
 		return "", "", false

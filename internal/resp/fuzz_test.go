@@ -146,3 +146,35 @@ func sanitizeStatus(v Value) Value {
 	}
 	return v
 }
+
+// FuzzReadValuePooled: ReadValuePooled (pooled small arrays, known
+// strings without a copy) reads every input as ReadValue does, value by
+// value and error for error, with each pooled value recycled before the
+// next read.
+func FuzzReadValuePooled(f *testing.F) {
+	for _, s := range []string{
+		"*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nx\r\n", "*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\na\r\n*0\r\n",
+		"*2\r\n*1\r\n$1\r\na\r\n%1\r\n+a\r\n$7\r\nmessage", "|1\r\n+a\r\n+b\r\n*1\r\n:1\r\n", ">4\r\n:1\r\n:2\r\n:3\r\n:4\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lim := Limits{MaxInlineLen: 1024, MaxBulkLen: 1 << 16, MaxArrayLen: 1 << 12, MaxDepth: 16}
+		plain := NewReaderLimits(bytes.NewReader(in), lim)
+		pooled := NewReaderLimits(bytes.NewReader(in), lim)
+		for range 100 {
+			want, werr := plain.ReadValue()
+			got, gerr := pooled.ReadValuePooled("message", "a")
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("errors differ: %v / %v", werr, gerr)
+			}
+			if werr != nil {
+				return
+			}
+			if !reflect.DeepEqual(normalizeNaN(got), normalizeNaN(want)) {
+				t.Fatalf("values differ:\n%#v\n%#v", got, want)
+			}
+			Recycle(got)
+		}
+	})
+}

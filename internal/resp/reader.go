@@ -35,6 +35,8 @@ type Reader struct {
 
 	lim    Limits
 	unauth bool
+	pooled bool     // in ReadValuePooled
+	known  []string // ReadValuePooled's strings returned without allocation
 
 	args    [][]byte
 	argOffs []int

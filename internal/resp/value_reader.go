@@ -82,6 +82,14 @@ func (r *Reader) readBlob(typ byte, body []byte) (Value, error) {
 	if n > r.lim.MaxBulkLen {
 		return Value{}, errInvalidBulkLen
 	}
+	if typ == '$' {
+		if s, ok, err := r.knownBulk(n); ok {
+			if err != nil {
+				return Value{}, err
+			}
+			return Value{Kind: KindBulkString, Str: s}, nil
+		}
+	}
 	// Sized up front only up to bulkChunk: the announced length is not
 	// trusted for the allocation (readPayload grows with what arrives).
 	data, err := r.readPayload(make([]byte, 0, min(n, bulkChunk)), n)
@@ -156,8 +164,14 @@ func (r *Reader) readAggregate(typ byte, body []byte, depth int) (Value, error) 
 	if count > r.lim.MaxArrayLen {
 		return Value{}, errInvalidArrayLen
 	}
-	// Never trust the announced count for the allocation.
-	elems := make([]Value, 0, min(count, 64))
+	var elems []Value
+	if depth == 0 && r.pooled && typ != '|' {
+		elems = pooledElems(count)
+	}
+	if elems == nil {
+		// Never trust the announced count for the allocation.
+		elems = make([]Value, 0, min(count, 64))
+	}
 	for i := int64(0); i < count; i++ {
 		e, err := r.readValue(depth + 1)
 		if err != nil {

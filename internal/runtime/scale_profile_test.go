@@ -25,6 +25,7 @@ import (
 //
 //	GOSENTINEL_PROFILE=/tmp/prof go test -run TestScaleProfile -v -timeout 5m ./internal/runtime
 //	go tool pprof -sample_index=inuse_space -top /tmp/prof/heap.out
+//	go tool pprof -sample_index=alloc_space -base /tmp/prof/heap-start.out -top /tmp/prof/heap.out
 func TestScaleProfile(t *testing.T) {
 	dir := os.Getenv("GOSENTINEL_PROFILE")
 	if dir == "" {
@@ -80,6 +81,16 @@ func TestScaleProfile(t *testing.T) {
 	var before goruntime.MemStats
 	goruntime.ReadMemStats(&before)
 	rssBefore := procRSS()
+	// The heap profile's allocation counts are since the start: this one
+	// is the base that leaves the window's (pprof -base heap-start.out).
+	start, err := os.Create(filepath.Join(dir, "heap-start.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer start.Close()
+	if err := pprof.WriteHeapProfile(start); err != nil {
+		t.Fatal(err)
+	}
 
 	cpu, err := os.Create(filepath.Join(dir, "cpu.out"))
 	if err != nil {
