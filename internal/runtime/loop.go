@@ -137,6 +137,10 @@ func (r *Runtime) drainLinkEvents() error {
 // in order.
 func (r *Runtime) step(ev core.Event) error {
 	defer r.links.Flush() // the step's sends: one write per connection
+	if sl := r.opts.StepLog; sl != nil {
+		sl.Hold()
+		defer sl.Release()
+	}
 	r.queue = append(r.queue, ev)
 	for len(r.queue) > 0 {
 		ev := r.queue[0]

@@ -61,6 +61,18 @@ type Options struct {
 	// Observer, when set, receives events, PING round trips and lost
 	// connections on the loop goroutine (metrics.go).
 	Observer Observer
+	// StepLog, when set, is held for each step of the loop: Hold before
+	// the core takes an event, Release after its effects (cmd/gosentinel's
+	// log file stays open for the lines of one step instead of opening
+	// per line; docs/security.md, "Latency under these loads").
+	StepLog StepLog
+}
+
+// StepLog is told where a step of the loop begins and ends (see
+// [Options.StepLog]).
+type StepLog interface {
+	Hold()
+	Release()
 }
 
 // Runtime is one running sentinel.
