@@ -140,6 +140,7 @@ func (r *Runtime) step(ev core.Event) error {
 	if sl := r.opts.StepLog; sl != nil {
 		sl.Hold()
 		defer sl.Release()
+		defer r.flushEvents() // before Release: the order of defers
 	}
 	r.queue = append(r.queue, ev)
 	for len(r.queue) > 0 {
@@ -161,8 +162,40 @@ func (r *Runtime) step(ev core.Event) error {
 	return nil
 }
 
+// flushEvents writes the log lines held in this step (StepLog.Flush)
+// and then publishes the events they log, in order: a subscriber never
+// sees an event before its line is in the log file, and a SENTINEL RESET
+// of hundreds of masters writes its hundreds of lines at once.
+func (r *Runtime) flushEvents() {
+	sl := r.opts.StepLog
+	if sl == nil {
+		return
+	}
+	sl.Flush()
+	for i, e := range r.pubs {
+		r.publish(e.Type, e.Msg)
+		r.pubs[i] = core.Emit{}
+	}
+	r.pubs = r.pubs[:0]
+}
+
+// visibleEffect reports whether a client or a script could see the effect
+// (a reply, a persisted config, a script, an exit): the step's held log
+// lines and events go out before it (flushEvents). Connects, sends,
+// closes and log lines are not ordered with the events.
+func visibleEffect(eff core.Effect) bool {
+	switch eff.(type) {
+	case core.Connect, core.Send, core.Close, core.Log, core.Emit:
+		return false
+	}
+	return true
+}
+
 func (r *Runtime) execute(eff core.Effect) error {
 	r.observeEffect(eff) // metrics.go
+	if len(r.pubs) > 0 && visibleEffect(eff) {
+		r.flushEvents()
+	}
 	switch e := eff.(type) {
 	case core.Connect:
 		r.connect(e)
@@ -174,7 +207,11 @@ func (r *Runtime) execute(eff core.Effect) error {
 	case core.Emit:
 		r.logEvent(e) // metrics_event.go: plain line, or with fields for JSON
 		if e.Level != core.LevelDebug {
-			r.srv.Publish(e.Type, e.Msg)
+			if r.opts.StepLog != nil {
+				r.pubs = append(r.pubs, e) // after the line is written (flushEvents)
+			} else {
+				r.publish(e.Type, e.Msg)
+			}
 		}
 	case core.Log:
 		r.log.Log(context.Background(), coreLevel(e.Level), e.Msg)
