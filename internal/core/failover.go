@@ -410,15 +410,19 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	// Reconnect on the next tick: the ping-period pacing counts from the
 	// last attempt at the old (possibly dead) address, and would delay the
 	// first PING to a new master past a short down-after (false SDOWN).
-	// A SENTINEL RESET (generateEvent; same address) owes the redial at
+	// A SENTINEL RESET (generateEvent; same address) within a
+	// ping-period of the last one that did so owes the redial instead, at
 	// the first tick after RESETs of it stop for a tick (reconnect), so
 	// that a RESET loop does not redial every link at every tick
 	// (docs/core.md decision 14).
-	if generateEvent {
+	if generateEvent && l.resetAt != 0 && s.now-l.resetAt < s.timing.PingPeriod {
 		l.resetRedial = s.now
 	} else {
 		l.lastReconnTime = 0
 		l.resetRedial = 0
+		if generateEvent {
+			l.resetAt = s.now
+		}
 	}
 	l.lastAvailTime = s.now
 	l.lastPongTime = s.now

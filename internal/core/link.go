@@ -32,7 +32,10 @@ type instanceLink struct {
 	// master whose redial is still owed (0: none): the redial comes at the
 	// first tick with no RESET since the previous tick, or earlier by the
 	// ping-period pacing (reconnect; docs/core.md decision 14).
-	resetRedial   Millis
+	resetRedial Millis
+	// resetAt is the time of the last SENTINEL RESET that reset the
+	// pacing (redial at the next tick), 0: none.
+	resetAt       Millis
 	actPingTime   Millis // send time of the oldest unanswered PING, 0 if none
 	lastPingTime  Millis
 	lastPongTime  Millis
