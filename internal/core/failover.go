@@ -372,18 +372,25 @@ func (s *Sentinel) switchToPromoted(m *instance) {
 // resetMaster is sentinelResetMaster.
 func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	ms := m.m
-	for _, r := range m.sortedReplicas() {
-		s.releaseInstance(r)
+	// An empty dictionary stays as it is: dictChanged would invalidate
+	// every sorted view and rebuild the schedule, for each master of a
+	// SENTINEL RESET loop over masters without replicas or peers.
+	if len(ms.replicas) > 0 {
+		for _, r := range m.sortedReplicas() {
+			s.releaseInstance(r)
+		}
+		ms.replicas = map[string]*instance{}
+		s.dictChanged()
 	}
-	ms.replicas = map[string]*instance{}
-	s.dictChanged()
 	if dropSentinels {
 		s.setVoterFloor(m) // voterfloor.go
-		for _, si := range m.sortedSentinels() {
-			s.releaseInstance(si)
+		if len(ms.sentinels) > 0 {
+			for _, si := range m.sortedSentinels() {
+				s.releaseInstance(si)
+			}
+			ms.sentinels = map[string]*instance{}
+			s.dictChanged()
 		}
-		ms.sentinels = map[string]*instance{}
-		s.dictChanged()
 	}
 	// The peers' "master is down" answers were about the old address
 	// (sentinel.c keeps them; sim F5).

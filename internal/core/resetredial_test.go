@@ -66,3 +66,26 @@ func TestResetOfConnectedMasterRedialsNextTick(t *testing.T) {
 		t.Fatalf("%d master connects at the tick after RESET, want 2", got)
 	}
 }
+
+// TestResetOfBareMasterKeepsSortedViews: a SENTINEL RESET of a master with
+// no replicas and no known sentinels changes no dictionary, so it leaves
+// the sorted views and the schedule as they are (dictGen): a RESET loop
+// over 200 such masters re-sorted them and rebuilt the schedule at every
+// RESET.
+func TestResetOfBareMasterKeepsSortedViews(t *testing.T) {
+	s := newTestCore(t, func(mc *MasterConfig) { mc.KnownReplicas, mc.KnownSentinels = nil, nil })
+	gen := s.dictGen
+	if rs, _ := request(s, 5000, 1, "SENTINEL", "RESET", "mym"); len(rs) != 1 {
+		t.Fatalf("RESET: %v", rs)
+	}
+	if s.dictGen != gen {
+		t.Fatalf("dictGen %d -> %d: a RESET that removed nothing invalidated every sorted view", gen, s.dictGen)
+	}
+	// With a replica it does change.
+	s = newTestCore(t)
+	gen = s.dictGen
+	request(s, 5000, 1, "SENTINEL", "RESET", "mym")
+	if s.dictGen == gen {
+		t.Fatal("a RESET that removed a replica left dictGen as it was")
+	}
+}
