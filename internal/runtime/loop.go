@@ -147,12 +147,18 @@ func (r *Runtime) step(ev core.Event) error {
 		ev := r.queue[0]
 		r.queue = r.queue[1:]
 		r.fillID, r.fillName = 0, ""
-		if name, ok := cacheableRequest(ev); ok {
+		name, query := cacheableRequest(ev)
+		if query {
 			r.fillID, r.fillName = ev.(core.Request).ID, name
-		} else {
-			r.qcache.invalidate() // before the core can change state
 		}
-		for _, eff := range r.core.Step(r.now(), ev) {
+		effs := r.core.Step(r.now(), ev)
+		if !query {
+			// The core may have changed state: before anything of it
+			// is seen (the effects below), drop what the query cache
+			// would now answer differently (querycache.go).
+			r.qcache.revalidate(r.core.MasterAddr)
+		}
+		for _, eff := range effs {
 			if err := r.execute(eff); err != nil {
 				return err
 			}
@@ -222,7 +228,8 @@ func (r *Runtime) execute(eff core.Effect) error {
 			delete(r.replies, e.ID)
 			v := respValue(e.Value)
 			if e.ID == r.fillID {
-				r.qcache.fill(r.fillName, v) // querycache.go
+				host, port, ok := r.core.MasterAddr(r.fillName)
+				r.qcache.fill(r.fillName, v, host, port, ok) // querycache.go
 			}
 			ch <- v // buffered: never blocks
 		}
