@@ -95,7 +95,7 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, s
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't chdir to '%s': %v", cfg.Server.AbsDir, err))
 		return 1
 	}
-	logger, closeLog, err := openLog(cfg, stdout, extra.logFormat, background)
+	logger, stepLog, closeLog, err := openLog(cfg, stdout, extra.logFormat, background)
 	if err != nil {
 		logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Can't open the log file: %v", err))
 		return 1
@@ -124,7 +124,11 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, s
 	}
 	exe, _ := os.Executable()
 	mx := newMetricsSetup(extra.metricsAddr)
-	rt, err := runtime.New(runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer(), Supervised: sup.mode})
+	opts := runtime.Options{ConfigPath: abs, Config: cfg, Logger: logger, Executable: exe, Observer: mx.observer(), Supervised: sup.mode}
+	if stepLog != nil {
+		opts.StepLog = stepLog
+	}
+	rt, err := runtime.New(opts)
 	var se *runtime.StartupError
 	switch {
 	case errors.As(err, &se):
@@ -202,23 +206,26 @@ func serve(abs string, cfg *config.Config, stdout io.Writer, extra extraFlags, s
 
 // openLog opens logfile (relative to dir; reopened for every line like
 // Redis, so log rotation needs no signal), or uses stdout when it is empty.
-func openLog(cfg *config.Config, stdout io.Writer, format string, background bool) (*slog.Logger, func(), error) {
+// The *logFile is returned too (nil without a logfile), for the runtime's
+// StepLog.
+func openLog(cfg *config.Config, stdout io.Writer, format string, background bool) (*slog.Logger, *logFile, func(), error) {
 	w, closeFn := stdout, func() {}
+	var lf *logFile
 	if cfg.Server.LogFile != "" {
 		f, err := openLogFile(cfg.Server.LogFile)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		w = f
+		w, lf = f, f
 	} else if background {
 		w = io.Discard
 	}
 	logger, err := newLogger(w, cfg, format)
 	if err != nil {
 		closeFn()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return logger, closeFn, nil
+	return logger, lf, closeFn, nil
 }
 
 // logLine writes one Redis-style line before the logger exists.

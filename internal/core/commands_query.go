@@ -49,13 +49,26 @@ func (s *Sentinel) cmdSentinels(id uint64, args []string) {
 }
 
 func (s *Sentinel) cmdGetMasterAddr(id uint64, args []string) {
-	m, ok := s.masters[args[2]]
+	host, port, ok := s.MasterAddr(args[2])
 	if !ok {
 		s.respond(id, NilArray())
 		return
 	}
-	_, _, a := s.shownMaster(m) // as on disk (shown.go)
-	s.respond(id, Array(Bulk(s.announceHost(a)), Bulk(strconv.Itoa(a.Port))))
+	s.respond(id, Array(Bulk(host), Bulk(strconv.Itoa(port))))
+}
+
+// MasterAddr is what SENTINEL GET-MASTER-ADDR-BY-NAME name answers: the
+// master's address as on disk (shown.go) with its announced host, or
+// ok=false (a nil array) for an unknown name. It changes no state; the
+// runtime's query cache checks its cached replies with it after every
+// step.
+func (s *Sentinel) MasterAddr(name string) (host string, port int, ok bool) {
+	m, ok := s.masters[name]
+	if !ok {
+		return "", 0, false
+	}
+	_, _, a := s.shownMaster(m)
+	return s.announceHost(a), a.Port, true
 }
 
 func (s *Sentinel) cmdMyID(id uint64, _ []string) { s.respond(id, Bulk(s.myid)) }

@@ -372,18 +372,25 @@ func (s *Sentinel) switchToPromoted(m *instance) {
 // resetMaster is sentinelResetMaster.
 func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	ms := m.m
-	for _, r := range m.sortedReplicas() {
-		s.releaseInstance(r)
+	// An empty dictionary stays as it is: dictChanged would invalidate
+	// every sorted view and rebuild the schedule, for each master of a
+	// SENTINEL RESET loop over masters without replicas or peers.
+	if len(ms.replicas) > 0 {
+		for _, r := range m.sortedReplicas() {
+			s.releaseInstance(r)
+		}
+		ms.replicas = map[string]*instance{}
+		s.dictChanged()
 	}
-	ms.replicas = map[string]*instance{}
-	s.dictChanged()
 	if dropSentinels {
 		s.setVoterFloor(m) // voterfloor.go
-		for _, si := range m.sortedSentinels() {
-			s.releaseInstance(si)
+		if len(ms.sentinels) > 0 {
+			for _, si := range m.sortedSentinels() {
+				s.releaseInstance(si)
+			}
+			ms.sentinels = map[string]*instance{}
+			s.dictChanged()
 		}
-		ms.sentinels = map[string]*instance{}
-		s.dictChanged()
 	}
 	// The peers' "master is down" answers were about the old address
 	// (sentinel.c keeps them; sim F5).
@@ -410,7 +417,20 @@ func (s *Sentinel) resetMaster(m *instance, dropSentinels, generateEvent bool) {
 	// Reconnect on the next tick: the ping-period pacing counts from the
 	// last attempt at the old (possibly dead) address, and would delay the
 	// first PING to a new master past a short down-after (false SDOWN).
-	l.lastReconnTime = 0
+	// A SENTINEL RESET (generateEvent; same address) within a
+	// ping-period of the last one that did so owes the redial instead, at
+	// the first tick after RESETs of it stop for a tick (reconnect), so
+	// that a RESET loop does not redial every link at every tick
+	// (docs/core.md decision 14).
+	if generateEvent && l.resetAt != 0 && s.now-l.resetAt < s.timing.PingPeriod {
+		l.resetRedial = s.now
+	} else {
+		l.lastReconnTime = 0
+		l.resetRedial = 0
+		if generateEvent {
+			l.resetAt = s.now
+		}
+	}
 	l.lastAvailTime = s.now
 	l.lastPongTime = s.now
 	m.roleReportedTime = s.now

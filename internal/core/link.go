@@ -28,10 +28,18 @@ type instanceLink struct {
 	pcConnTime     Millis
 	pcLastActivity Millis
 	lastReconnTime Millis // 0: never
-	actPingTime    Millis // send time of the oldest unanswered PING, 0 if none
-	lastPingTime   Millis
-	lastPongTime   Millis
-	lastAvailTime  Millis
+	// resetRedial is the time of the last SENTINEL RESET of the link's
+	// master whose redial is still owed (0: none): the redial comes at the
+	// first tick with no RESET since the previous tick, or earlier by the
+	// ping-period pacing (reconnect; docs/core.md decision 14).
+	resetRedial Millis
+	// resetAt is the time of the last SENTINEL RESET that reset the
+	// pacing (redial at the next tick), 0: none.
+	resetAt       Millis
+	actPingTime   Millis // send time of the oldest unanswered PING, 0 if none
+	lastPingTime  Millis
+	lastPongTime  Millis
+	lastAvailTime Millis
 }
 
 // disconnected is link->disconnected: the command connection, or the
@@ -140,10 +148,16 @@ func (s *Sentinel) reconnect(i *instance) {
 	if i.addr.Port == 0 || !l.disconnected() {
 		return
 	}
-	if l.lastReconnTime != 0 && s.now-l.lastReconnTime < s.timing.PingPeriod {
+	if l.lastReconnTime != 0 && s.now-l.lastReconnTime < s.timing.PingPeriod &&
+		(l.resetRedial == 0 || l.resetRedial >= s.tickPrev) {
+		// Paced by ping-period from the last attempt (sentinel.c), unless a
+		// SENTINEL RESET owes a redial and no RESET came since the previous
+		// tick: a RESET loop redials once per ping-period and once more
+		// after its last RESET, not at every tick (decision 14).
 		return
 	}
 	l.lastReconnTime = s.now
+	l.resetRedial = 0
 	if l.ccState == connNone {
 		s.reresolve(i)
 		s.nextConn++

@@ -47,9 +47,13 @@ type Sentinel struct {
 	nextConn ConnID
 	nextTag  Tag
 
-	now       Millis
-	started   bool
-	prevTick  Millis
+	now      Millis
+	started  bool
+	prevTick Millis
+	// tickPrev is the previous tick's time during a tick (tick.go): a
+	// redial owed by SENTINEL RESET waits for a tick with no RESET since
+	// it (reconnect).
+	tickPrev  Millis
 	tilt      bool
 	tiltStart Millis
 	// tiltExit is when TILT last ended (tick.go): replica selection waits

@@ -4,6 +4,7 @@ package core
 // sentinels, the deferred address switch, then scripts.
 func (s *Sentinel) tick() {
 	prev := s.prevTick
+	s.tickPrev = prev // reconnect: RESETs since the previous tick
 	s.checkTilt()
 	s.runVoterFloors(s.now - prev) // voterfloor.go
 	// Every master whose group has something due, in name order; groups

@@ -132,3 +132,49 @@ func TestConnectErrors(t *testing.T) {
 		t.Errorf("pending = %v, want [0 1 2]", c.Pending)
 	}
 }
+
+// TestCancelConnectsWakeOnce: closing hundreds of links whose connects
+// are under way (SENTINEL RESET * of 200 masters closes 400 of them in one
+// step) wakes the waiter a few times, not once a link: a cancellation
+// made while a wake is pending writes no eventfd of its own. Every link
+// still ends (Shutdown returns at once).
+func TestCancelConnectsWakeOnce(t *testing.T) {
+	addr := fullListener(t)
+	m := NewManager(Config{DialTimeout: time.Hour})
+	const n = 400
+	for id := range ConnID(n) {
+		if err := m.Dial(id, addr, Cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Let the waiter start every connect (socket, connect, epoll_ctl).
+	deadline := time.Now().Add(waitFor)
+	for {
+		m.cn.mu.Lock()
+		started := len(m.cn.queue) == 0
+		m.cn.mu.Unlock()
+		if started || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	m.cn.mu.Lock()
+	before := m.cn.wakes
+	m.cn.mu.Unlock()
+	for id := range ConnID(n) {
+		m.Close(id)
+	}
+	m.cn.mu.Lock()
+	wakes := m.cn.wakes - before
+	m.cn.mu.Unlock()
+	if wakes > n/8 {
+		t.Errorf("closing %d connecting links wrote the waiter's eventfd %d times, want a few", n, wakes)
+	}
+	done := make(chan struct{})
+	go func() { m.Shutdown(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(waitFor):
+		t.Fatal("Shutdown waits for cancelled connects")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/core"
@@ -109,7 +110,7 @@ func (h *RedisHandler) writeLine(level slog.Level, t time.Time, prefix, msg stri
 	bp := lineBufs.Get().(*[]byte)
 	b := strconv.AppendInt((*bp)[:0], int64(h.pid), 10)
 	b = append(b, ":X "...)
-	b = t.AppendFormat(b, "02 Jan 2006 15:04:05.000")
+	b = appendLogTime(b, t)
 	b = append(b, ' ', c, ' ')
 	if prefix != "" {
 		b = append(b, prefix...)
@@ -129,6 +130,39 @@ func (h *RedisHandler) writeLine(level slog.Level, t time.Time, prefix, msg stri
 		lineBufs.Put(bp)
 	}
 	return err
+}
+
+// logTime caches the formatted "02 Jan 2006 15:04:05." of the last
+// second logged: a step that logs hundreds of lines (SENTINEL RESET * of
+// hundreds of masters) formats the date once, not once a line
+// (docs/security.md, "Latency under these loads"). Time zone changes
+// (DST) happen at whole seconds, so a cache per Unix second is exact.
+type logTime struct {
+	sec    int64
+	prefix []byte
+}
+
+var (
+	lastLogTime atomic.Pointer[logTime]
+	logTimeMiss atomic.Int64 // formats of a new second (tests)
+)
+
+// appendLogTime appends t as "02 Jan 2006 15:04:05.000" in the local time
+// zone.
+func appendLogTime(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	lt := lastLogTime.Load()
+	if lt == nil || lt.sec != sec || t.Location() != time.Local {
+		if t.Location() != time.Local {
+			return t.AppendFormat(b, "02 Jan 2006 15:04:05.000")
+		}
+		logTimeMiss.Add(1)
+		lt = &logTime{sec: sec, prefix: t.AppendFormat(nil, "02 Jan 2006 15:04:05.")}
+		lastLogTime.Store(lt)
+	}
+	b = append(b, lt.prefix...)
+	ms := t.Nanosecond() / 1e6
+	return append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
 }
 
 // EventLiner is implemented by log handlers that write a Sentinel event's

@@ -137,17 +137,28 @@ func (r *Runtime) drainLinkEvents() error {
 // in order.
 func (r *Runtime) step(ev core.Event) error {
 	defer r.links.Flush() // the step's sends: one write per connection
+	if sl := r.opts.StepLog; sl != nil {
+		sl.Hold()
+		defer sl.Release()
+		defer r.flushEvents() // before Release: the order of defers
+	}
 	r.queue = append(r.queue, ev)
 	for len(r.queue) > 0 {
 		ev := r.queue[0]
 		r.queue = r.queue[1:]
 		r.fillID, r.fillName = 0, ""
-		if name, ok := cacheableRequest(ev); ok {
+		name, query := cacheableRequest(ev)
+		if query {
 			r.fillID, r.fillName = ev.(core.Request).ID, name
-		} else {
-			r.qcache.invalidate() // before the core can change state
 		}
-		for _, eff := range r.core.Step(r.now(), ev) {
+		effs := r.core.Step(r.now(), ev)
+		if !query {
+			// The core may have changed state: before anything of it
+			// is seen (the effects below), drop what the query cache
+			// would now answer differently (querycache.go).
+			r.qcache.revalidate(r.core.MasterAddr)
+		}
+		for _, eff := range effs {
 			if err := r.execute(eff); err != nil {
 				return err
 			}
@@ -157,8 +168,40 @@ func (r *Runtime) step(ev core.Event) error {
 	return nil
 }
 
+// flushEvents writes the log lines held in this step (StepLog.Flush)
+// and then publishes the events they log, in order: a subscriber never
+// sees an event before its line is in the log file, and a SENTINEL RESET
+// of hundreds of masters writes its hundreds of lines at once.
+func (r *Runtime) flushEvents() {
+	sl := r.opts.StepLog
+	if sl == nil {
+		return
+	}
+	sl.Flush()
+	for i, e := range r.pubs {
+		r.publish(e.Type, e.Msg)
+		r.pubs[i] = core.Emit{}
+	}
+	r.pubs = r.pubs[:0]
+}
+
+// visibleEffect reports whether a client or a script could see the effect
+// (a reply, a persisted config, a script, an exit): the step's held log
+// lines and events go out before it (flushEvents). Connects, sends,
+// closes and log lines are not ordered with the events.
+func visibleEffect(eff core.Effect) bool {
+	switch eff.(type) {
+	case core.Connect, core.Send, core.Close, core.Log, core.Emit:
+		return false
+	}
+	return true
+}
+
 func (r *Runtime) execute(eff core.Effect) error {
 	r.observeEffect(eff) // metrics.go
+	if len(r.pubs) > 0 && visibleEffect(eff) {
+		r.flushEvents()
+	}
 	switch e := eff.(type) {
 	case core.Connect:
 		r.connect(e)
@@ -170,7 +213,11 @@ func (r *Runtime) execute(eff core.Effect) error {
 	case core.Emit:
 		r.logEvent(e) // metrics_event.go: plain line, or with fields for JSON
 		if e.Level != core.LevelDebug {
-			r.srv.Publish(e.Type, e.Msg)
+			if r.opts.StepLog != nil {
+				r.pubs = append(r.pubs, e) // after the line is written (flushEvents)
+			} else {
+				r.publish(e.Type, e.Msg)
+			}
 		}
 	case core.Log:
 		r.log.Log(context.Background(), coreLevel(e.Level), e.Msg)
@@ -181,7 +228,8 @@ func (r *Runtime) execute(eff core.Effect) error {
 			delete(r.replies, e.ID)
 			v := respValue(e.Value)
 			if e.ID == r.fillID {
-				r.qcache.fill(r.fillName, v) // querycache.go
+				host, port, ok := r.core.MasterAddr(r.fillName)
+				r.qcache.fill(r.fillName, v, host, port, ok) // querycache.go
 			}
 			ch <- v // buffered: never blocks
 		}

@@ -61,6 +61,22 @@ type Options struct {
 	// Observer, when set, receives events, PING round trips and lost
 	// connections on the loop goroutine (metrics.go).
 	Observer Observer
+	// StepLog, when set, is held for each step of the loop: Hold before
+	// the core takes an event, Release after its effects, Flush before
+	// the step does anything a client can see (cmd/gosentinel's log file
+	// writes the lines of one step at once instead of opening and writing
+	// per line; docs/security.md, "Latency under these loads"). With a
+	// StepLog the step's events are published after Flush, so that no
+	// subscriber sees an event before its log line is written.
+	StepLog StepLog
+}
+
+// StepLog is told where a step of the loop begins and ends, and when the
+// lines logged so far must be written (see [Options.StepLog]).
+type StepLog interface {
+	Hold()
+	Flush()
+	Release()
 }
 
 // Runtime is one running sentinel.
@@ -83,7 +99,12 @@ type Runtime struct {
 	wg       sync.WaitGroup
 
 	// Owned by the loop goroutine.
-	queue   []core.Event
+	queue []core.Event
+	// pubs are the step's events not yet published: with a StepLog they
+	// wait for the log lines to be written (flushEvents).
+	pubs []core.Emit
+	// publish is srv.Publish (tests observe it).
+	publish func(channel, message string) int
 	conns   map[core.ConnID]*connInfo
 	replies map[uint64]chan resp.Value
 	nextReq uint64
@@ -189,6 +210,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, startupError(err)
 	}
 	r.srv = srv
+	r.publish = srv.Publish
 	return r, nil
 }
 
