@@ -270,6 +270,14 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 		timeout = true
 		s.eventAt(LevelWarning, "+failover-end-for-timeout", m, "")
 	}
+	if notReconfigured == 0 && !timeout && s.configUnsaved(m) {
+		// The replicas were reconfigured while the promotion's config
+		// epoch was being saved (decision 37): the failover ends, and
+		// switches, once it is on disk, as when the reconfiguration
+		// waited for that save (the simulator's S9 pairs the switch
+		// with the replies).
+		return
+	}
 	if notReconfigured == 0 {
 		s.eventAt(LevelWarning, "+failover-end", m, "")
 		ms.failoverState = FailoverUpdateConfig
