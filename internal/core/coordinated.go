@@ -100,7 +100,7 @@ func (s *Sentinel) failoverSendFailover(m *instance) {
 		}
 		s.revealSend(snd)
 	}
-	s.infoAfterSlaveOf(r)
+	s.infoAfterSlaveOf(r, false)
 	s.eventAt(LevelNotice, "+failover-state-wait-promotion", r, "")
 	m.m.failoverState = FailoverWaitPromotion
 	m.m.failoverStateChange = s.now
@@ -141,6 +141,6 @@ func (s *Sentinel) coordinatedPoll(m *instance) {
 		return
 	}
 	if !r.link.disconnected() && r.connUp(false) {
-		s.infoAfterSlaveOf(r)
+		s.infoAfterSlaveOf(r, false)
 	}
 }

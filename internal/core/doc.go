@@ -48,7 +48,9 @@
 //   - Any effect that reveals an epoch or a vote (a [Respond] to
 //     SENTINEL IS-MASTER-DOWN-BY-ADDR that asks for a vote, a hello PUBLISH
 //     carrying an epoch, an IS-MASTER-DOWN-BY-ADDR request carrying our
-//     epoch, the SLAVEOF transactions of a failover or reconfiguration, the
+//     epoch, the SLAVEOF transactions of a reconfiguration (our own
+//     failover's, once its election is on disk, are sent at once:
+//     docs/core.md decision 37), the
 //     +OK of a SENTINEL command that flushes the config, the +new-epoch and
 //     +vote-for-leader [Emit] of our vote or failover start, with the events
 //     of the same master that follow them in their step) is held back inside

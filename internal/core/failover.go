@@ -178,10 +178,10 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 		}
 		return
 	}
-	if !s.sendSlaveOf(r, nil) {
+	if !s.sendSlaveOf(r, nil, true) {
 		return
 	}
-	s.infoAfterSlaveOf(r)
+	s.infoAfterSlaveOf(r, true)
 	s.eventAt(LevelNotice, "+failover-state-wait-promotion", r, "")
 	m.m.failoverState = FailoverWaitPromotion
 	m.m.failoverStateChange = s.now
@@ -191,11 +191,17 @@ func (s *Sentinel) failoverSendSlaveOfNoOne(m *instance) {
 // transaction, so its effect (the promotion, or the replica following the
 // new master) is seen in one round trip instead of the next INFO period.
 // An INFO already in flight was sent before the transaction: it is not
-// waited for.
-func (s *Sentinel) infoAfterSlaveOf(r *instance) {
+// waited for. direct says the transaction was sent at once (sendSlaveOf's
+// result): the INFO then follows it at once too; otherwise it stays behind
+// the transaction if that is held.
+func (s *Sentinel) infoAfterSlaveOf(r *instance, direct bool) {
 	if snd, ok := s.newSend(r, false, SendInfo, s.mapCmd(r, "INFO")); ok {
 		r.infoPending = true
-		s.revealSend(snd) // stays behind the transaction if that is held
+		if direct {
+			s.emit(snd)
+		} else {
+			s.revealSend(snd)
+		}
 	}
 }
 
@@ -233,12 +239,13 @@ func (s *Sentinel) failoverReconfNextSlave(m *instance) {
 		if r.flags&(fReconfSent|fReconfInprog) != 0 || r.link.disconnected() {
 			continue
 		}
-		if s.sendSlaveOf(r, &ms.promoted.addr) {
+		// Our failover's reconfiguration is sent at once (decision 37).
+		if direct, ok := s.sendSlaveOfReconf(r, ms.promoted.addr); ok {
 			r.flags |= fReconfSent
 			r.reconfSentTime = s.now
 			s.eventAt(LevelNotice, "+slave-reconf-sent", r, "")
 			inProgress++
-			s.infoAfterSlaveOf(r)
+			s.infoAfterSlaveOf(r, direct)
 		}
 	}
 	s.failoverDetectEnd(m)
@@ -263,6 +270,14 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 		timeout = true
 		s.eventAt(LevelWarning, "+failover-end-for-timeout", m, "")
 	}
+	if notReconfigured == 0 && !timeout && s.configUnsaved(m) {
+		// The replicas were reconfigured while the promotion's config
+		// epoch was being saved (decision 37): the failover ends, and
+		// switches, once it is on disk, as when the reconfiguration
+		// waited for that save (the simulator's S9 pairs the switch
+		// with the replies).
+		return
+	}
 	if notReconfigured == 0 {
 		s.eventAt(LevelWarning, "+failover-end", m, "")
 		ms.failoverState = FailoverUpdateConfig
@@ -273,7 +288,7 @@ func (s *Sentinel) failoverDetectEnd(m *instance) {
 			if r.flags&(fPromoted|fReconfDone|fReconfSent) != 0 || r.link.disconnected() {
 				continue
 			}
-			if s.sendSlaveOf(r, &ms.promoted.addr) {
+			if _, ok := s.sendSlaveOfReconf(r, ms.promoted.addr); ok {
 				s.eventAt(LevelNotice, "+slave-reconf-sent-be", r, "")
 				r.flags |= fReconfSent
 			}
@@ -316,12 +331,38 @@ func (s *Sentinel) supersedeFailover(m *instance, configEpoch uint64) {
 	s.abortFailover(m)
 }
 
+// sendSlaveOfReconf sends the transaction that points replica r of our
+// failover at the promoted replica (RECONF_SLAVES, or the end of the
+// failover on a timeout). It reveals nothing that is not on disk: the
+// failover epoch and our vote were saved before SLAVEOF NO ONE left
+// (failoverSendSlaveOfNoOne), and the config epoch of the promotion, not
+// saved yet, is not in it; so it is sent at once, without waiting for
+// the save of the promotion or of other masters' changes (docs/core.md
+// decision 37). When a command for r's link is still held (a hello or an
+// earlier transaction), it is held behind it so the link keeps its order.
+// direct reports whether it was sent at once.
+func (s *Sentinel) sendSlaveOfReconf(r *instance, to Addr) (direct, ok bool) {
+	direct = !s.heldFor(r)
+	return direct, s.sendSlaveOf(r, &to, direct)
+}
+
+// heldFor reports whether a command for r's link is held (persist.go).
+func (s *Sentinel) heldFor(r *instance) bool {
+	for _, h := range s.persist.held {
+		if snd, ok := h.eff.(Send); ok && snd.Link == r.link.id {
+			return true
+		}
+	}
+	return false
+}
+
 // sendSlaveOf sends the reconfiguration transaction (sentinelSendSlaveOf):
 // MULTI, SLAVEOF host port (or NO ONE when to is nil), CONFIG REWRITE,
-// CLIENT KILL TYPE normal, CLIENT KILL TYPE pubsub, EXEC. SLAVEOF NO ONE
-// follows an election: its caller waits until the election is persisted,
-// so it is sent at once; the others are held while anything is unpersisted.
-func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
+// CLIENT KILL TYPE normal, CLIENT KILL TYPE pubsub, EXEC. With direct the
+// commands are emitted at once (SLAVEOF NO ONE follows an election whose
+// save its caller waited for; our failover's reconfiguration, decision
+// 37); otherwise they are held while anything is unpersisted.
+func (s *Sentinel) sendSlaveOf(r *instance, to *Addr, direct bool) bool {
 	if !r.connUp(false) || r.link.disconnected() {
 		return false
 	}
@@ -347,8 +388,8 @@ func (s *Sentinel) sendSlaveOf(r *instance, to *Addr) bool {
 		if !ok {
 			return false
 		}
-		if to == nil {
-			s.emit(snd) // failoverSendSlaveOfNoOne waited for the Persist
+		if direct {
+			s.emit(snd)
 		} else {
 			s.revealSend(snd)
 		}

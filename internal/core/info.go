@@ -238,7 +238,7 @@ func (s *Sentinel) refreshInfo(i *instance, info string) {
 		(i.slaveMasterPort != m.addr.Port || !addrEqualsHost(m.addr, i.slaveMasterHost, m.addr.Port)) {
 		wait := m.m.failoverTimeout
 		if s.masterLooksSane(m) && s.noDownFor(i, wait) && s.now-i.slaveConfChange > wait {
-			if s.sendSlaveOf(i, &m.addr) {
+			if s.sendSlaveOf(i, &m.addr, false) {
 				s.eventAt(LevelNotice, "+fix-slave-config", i, "")
 			}
 		}
@@ -290,7 +290,7 @@ func (s *Sentinel) replicaReportsMaster(i *instance) {
 		return
 	}
 	if s.noDownFor(i, wait) && s.now-i.roleReportedTime > wait {
-		if s.sendSlaveOf(i, &m.addr) {
+		if s.sendSlaveOf(i, &m.addr, false) {
 			s.eventAt(LevelNotice, "+convert-to-slave", i, "")
 		}
 		return

@@ -267,6 +267,8 @@ func (s *Sentinel) step(now Millis, ev Event) []Effect {
 					s.advanceFailover(m) // the promotion waited for this Persist
 				case FailoverWaitStart:
 					s.advanceFailover(m) // the election waited for its vote to be on disk (event.go)
+				case FailoverReconfSlaves:
+					s.advanceFailover(m) // the end waited for the promotion's config epoch (decision 37)
 				}
 			}
 		}

@@ -95,10 +95,11 @@ func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
 	if got := shownView(t, s, now+20); got != before {
 		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
 	}
-	// With no other replica to reconfigure, the failover ended in the
-	// same step; its +switch-master waits for the save too (decision 34).
-	if effs := s.Step(now+30, PersistDone{Seq: ps[0].Seq}); emitTypes(effs) != "+switch-master +slave" {
-		t.Fatalf("events at the save: %q, want the held +switch-master +slave", emitTypes(effs))
+	// With no other replica to reconfigure, the failover ends at the save
+	// of the promotion (decision 37), and its +switch-master with it
+	// (decision 34: not before the replies show the new address).
+	if effs := s.Step(now+30, PersistDone{Seq: ps[0].Seq}); emitTypes(effs) != "+failover-end +switch-master +slave" {
+		t.Fatalf("events at the save: %q, want +failover-end +switch-master +slave", emitTypes(effs))
 	}
 	want := "master 127.0.0.1:6380 epoch 1, addr 127.0.0.1:6380, info 127.0.0.1:6380"
 	if got := shownView(t, s, now+30); got != want {
