@@ -3,7 +3,7 @@
 package main
 
 // CPU and scheduler profiling for the fault lab's mass failover (B9L,
-// docs/core.md decision 37), only in builds with -tags cpuprof:
+// docs/core.md "Config rewrite of many masters"), only in builds with -tags cpuprof:
 //
 //	go build -tags cpuprof -o /tmp/gsprof ./cmd/gosentinel
 //	GOSENTINEL_CPUPROF=/tmp/prof sentinelctl lab --scenario B9L --gosentinel-bin /tmp/gsprof ...

@@ -48,7 +48,7 @@ func TestOldLineKeyMatchesSplitArgs(t *testing.T) {
 
 // TestReadOldStateAllocs bounds the allocations of reading back a config
 // of 200 masters (2 000 lines) before a rewrite: tokenizing every line
-// cost ~10 allocations a line (docs/core.md decision 37).
+// cost ~10 allocations a line (docs/core.md "Config rewrite of many masters").
 func TestReadOldStateAllocs(t *testing.T) {
 	old := massConf(200)
 	n := strings.Count(old, "\n")
@@ -71,4 +71,18 @@ func massConf(n int) string {
 		fmt.Fprintf(&b, "sentinel config-epoch g%d 3\nsentinel leader-epoch g%d 4\n", i, i)
 	}
 	return b.String()
+}
+
+// BenchmarkRewriteContent200 is the CPU of one config rewrite of 200
+// masters (docs/core.md "Config rewrite of many masters").
+func BenchmarkRewriteContent200(b *testing.B) {
+	text := massConf(200)
+	c, err := Parse(strings.NewReader(text), "bench.conf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		RewriteContent([]byte(text), c)
+	}
 }
