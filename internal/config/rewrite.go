@@ -35,6 +35,47 @@ func rewriteKeyOf(args []string) (string, bool) {
 	return primaryName(name), true
 }
 
+// oldLineKey returns the option key of a non-empty, non-comment old line
+// and whether it is a known directive (see rewriteKeyOf). The key needs
+// the first two words only: a line without quotes, backslashes or NUL
+// bytes splits as sdssplitargs splits unquoted words (leading isspace
+// skipped, a word ends at a space, tab, CR or LF), so those words are cut out without
+// tokenizing the rest (a config of 200 masters has ~2000 such lines, and
+// tokenizing them was most of a rewrite's time; docs/core.md decision
+// 37). Any other line goes through SplitArgs.
+func oldLineKey(line string) (string, bool) {
+	if strings.ContainsAny(line, "\"'\\\x00") {
+		args, err := SplitArgs(line)
+		if err != nil || len(args) == 0 {
+			return "", false
+		}
+		return rewriteKeyOf(args)
+	}
+	var words [2]string
+	n := 0
+	for i := 0; i < len(line) && n < 2; {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !endsUnquoted(line[j]) {
+			j++
+		}
+		if j > i {
+			words[n] = line[i:j]
+			n++
+		}
+		i = j
+	}
+	if n == 0 {
+		return "", false
+	}
+	return rewriteKeyOf(words[:n])
+}
+
+// endsUnquoted reports whether c ends an unquoted word (sdssplitargs).
+func endsUnquoted(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // readOldState loads the old content (rewriteConfigReadOldFile).
 func readOldState(old string) *rewriteState {
 	st := &rewriteState{
@@ -54,12 +95,7 @@ func readOldState(old string) *rewriteState {
 			st.lines = append(st.lines, line)
 			continue
 		}
-		args, err := SplitArgs(line)
-		var key string
-		ok := false
-		if err == nil && len(args) > 0 {
-			key, ok = rewriteKeyOf(args)
-		}
+		key, ok := oldLineKey(line)
 		if !ok {
 			st.lines = append(st.lines, "# ??? "+line)
 			continue
