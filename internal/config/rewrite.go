@@ -41,8 +41,8 @@ func rewriteKeyOf(args []string) (string, bool) {
 // bytes splits as sdssplitargs splits unquoted words (leading isspace
 // skipped, a word ends at a space, tab, CR or LF), so those words are cut out without
 // tokenizing the rest (a config of 200 masters has ~2000 such lines, and
-// tokenizing them was most of a rewrite's time; docs/core.md decision
-// 37). Any other line goes through SplitArgs.
+// tokenizing them was most of a rewrite's time; docs/core.md "Config
+// rewrite of many masters"). Any other line goes through SplitArgs.
 func oldLineKey(line string) (string, bool) {
 	if strings.ContainsAny(line, "\"'\\\x00") {
 		args, err := SplitArgs(line)
