@@ -25,9 +25,14 @@ type fakeSentinel struct {
 	queries   int           // GET-MASTER-ADDR-BY-NAME count
 	delay     time.Duration // answers are computed on arrival and sent this much later
 	peers     []string      // "ip:port" listed by SENTINEL SENTINELS
-	subs      []net.Conn
-	conns     map[net.Conn]bool
-	wg        sync.WaitGroup
+	// held, when set, holds the next batch that carries a
+	// GET-MASTER-ADDR-BY-NAME: it is signalled on held and answered
+	// (with the answers computed then) once release is closed.
+	held    chan struct{}
+	release chan struct{}
+	subs    []net.Conn
+	conns   map[net.Conn]bool
+	wg      sync.WaitGroup
 }
 
 func startFakeSentinel(t *testing.T, master string, epoch int64) *fakeSentinel {
@@ -62,6 +67,35 @@ func (f *fakeSentinel) setDelay(d time.Duration) {
 	f.mu.Lock()
 	f.delay = d
 	f.mu.Unlock()
+}
+
+// holdNextQuery makes the next GET-MASTER-ADDR-BY-NAME wait: held is
+// closed when it arrived, and it is answered (the answer computed then)
+// when release is called.
+func (f *fakeSentinel) holdNextQuery() (held <-chan struct{}, release func()) {
+	h, rel := make(chan struct{}), make(chan struct{})
+	f.mu.Lock()
+	f.held, f.release = h, rel
+	f.mu.Unlock()
+	var once sync.Once
+	return h, func() { once.Do(func() { close(rel) }) }
+}
+
+// holdQuery waits for the release of a held GET-MASTER-ADDR-BY-NAME (see
+// holdNextQuery).
+func (f *fakeSentinel) holdQuery(args []string) {
+	if len(args) < 2 || !strings.EqualFold(args[0], "SENTINEL") || !strings.EqualFold(args[1], "GET-MASTER-ADDR-BY-NAME") {
+		return
+	}
+	f.mu.Lock()
+	h, rel := f.held, f.release
+	f.held, f.release = nil, nil
+	f.mu.Unlock()
+	if h == nil {
+		return
+	}
+	close(h)
+	<-rel
 }
 
 // setBlackhole makes the sentinel stop answering (it still reads the
@@ -188,6 +222,7 @@ func (f *fakeSentinel) handle(c net.Conn) {
 			if len(args) == 0 {
 				return
 			}
+			f.holdQuery(args)
 			out.WriteString(f.answer(c, args, &authed))
 		}
 		f.mu.Lock()

@@ -536,7 +536,7 @@ func (r *resolver) catchUp(ctx context.Context, s string) {
 		return
 	}
 	r.mu.Lock()
-	cur, busy := r.addr, r.inflight != nil
+	cur, busy, since := r.addr, r.inflight != nil, r.launches
 	r.mu.Unlock()
 	if busy || cur == "" {
 		return // a resolution runs: it asks the sentinels after the subscription
@@ -546,5 +546,5 @@ func (r *resolver) catchUp(ctx context.Context, s string) {
 		return // the verification loop and reconciliation cover it
 	}
 	r.answered(s, nil)
-	r.namedOther(s, cur, named, "catch-up after subscribing")
+	r.namedOther(s, cur, named, "catch-up after subscribing", since)
 }

@@ -41,6 +41,7 @@ type resolver struct {
 	verifiedAt time.Time     // when addr was last confirmed by a resolution
 	replicas   []replicaInfo // replica mode: last list, usable entries only
 	inflight   *call         // singleflight resolution
+	launches   uint64        // resolutions launched so far (see namedOther)
 	hintSeq    uint64        // bumped by every hint; a resolution started before a hint cannot answer for it
 	epoch      int64         // config epoch backing addr (-1 unknown)
 	fenced     bool          // a hint named addr as the old master; its connections were retired
@@ -122,6 +123,13 @@ type call struct {
 	cancel     context.CancelFunc
 	superseded bool        // a hint arrived: cancelled, its outcome is ignored (guarded by resolver.mu)
 	pending    *time.Timer // paced: not started yet, the timer starts it (guarded by resolver.mu)
+	// recheck is the master a verification answer named while this
+	// resolution ran (it was not cancelled, being newer than the
+	// query): when the resolution ends on another address, the answer
+	// is acted on then (see namedOther). Guarded by resolver.mu.
+	recheck string
+	// recheckFrom and recheckWhat describe that answer for the log.
+	recheckFrom, recheckWhat string
 }
 
 func newResolver(opt FailoverOptions, want string) *resolver {
@@ -332,6 +340,7 @@ func (r *resolver) launchLocked(c *call) {
 	c.pending = nil
 	r.forced = false
 	c.seq = r.hintSeq
+	r.launches++
 	if r.closed() {
 		c.cancel = func() {}
 		c.err = ErrClientClosed
@@ -380,8 +389,24 @@ func (r *resolver) runResolution(ctx context.Context, c *call) {
 	r.lastTook = r.lastEnd.Sub(start)
 	r.lastErr = err
 	r.broadcastLocked()
+	recheck := c.recheck != "" && r.addr != c.recheck && !r.closed()
+	if recheck {
+		r.hintLocked() // nothing in flight to cancel: inflight is nil
+	}
 	r.mu.Unlock()
 	close(c.done)
+	if recheck {
+		r.log(slog.LevelInfo, c.recheckWhat+": the resolution that ran ended on another master than a sentinel named: resolving again",
+			"sentinel", c.recheckFrom, "current", r.currentAddr(), "named", c.recheck)
+		r.kick()
+	}
+}
+
+// currentAddr returns the current address.
+func (r *resolver) currentAddr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.addr
 }
 
 // refresh re-resolves because a command on a connection of generation

@@ -135,7 +135,7 @@ func (r *resolver) nextVerify() time.Time {
 // fenced on it: a lagging sentinel would otherwise flush the pool.
 func (r *resolver) verify(ctx context.Context) {
 	r.mu.Lock()
-	cur, busy := r.addr, r.inflight != nil
+	cur, busy, since := r.addr, r.inflight != nil, r.launches
 	order := append([]string(nil), r.sentinels...)
 	r.mu.Unlock()
 	if busy || (cur == "" && r.want == roleMaster) {
@@ -159,7 +159,7 @@ func (r *resolver) verify(ctx context.Context) {
 			continue
 		}
 		r.answered(s, nil)
-		r.namedOther(s, cur, addr, "verification")
+		r.namedOther(s, cur, addr, "verification", since)
 		return
 	}
 }
@@ -188,16 +188,40 @@ func (r *resolver) queryAddr(ctx context.Context, s string) (string, error) {
 	return net.JoinHostPort(rp.arr[0].str, rp.arr[1].str), nil
 }
 
-// namedOther reacts to sentinel s naming named while the client uses cur:
-// if they differ, the current master is hinted as suspect and a
-// resolution is kicked (what, "verification" or "catch-up after
-// subscribing", goes into the log line).
-func (r *resolver) namedOther(s, cur, named, what string) {
+// namedOther reacts to sentinel s naming named while the client uses cur
+// (cur read, and no resolution in flight, when the query went out; since
+// is the resolver's launches count then): if they differ, the current
+// master is hinted as suspect and a resolution is kicked (what,
+// "verification" or "catch-up after subscribing", goes into the log line).
+//
+// The answer may arrive long after the query went out (a starved process
+// reads it seconds late), when a resolution that started after the query
+// is running, e.g. the one a fencing event started, which verifies the
+// master the event named. That resolution asks (or verifies) at least as
+// late as this answer's query: it is not cancelled. The cache is still
+// invalidated (new connections wait for the resolution), and when the
+// resolution ends on another address than named, the answer is acted on
+// then (see runResolution). Before, the stale answer superseded the
+// newer resolution and cancelled its ROLE dial of the very master it
+// named (docs/client.md, issue 11: 998 of 1000 starved clients). An
+// answer naming the address already in use starts nothing.
+func (r *resolver) namedOther(s, cur, named, what string, since uint64) {
 	if named == cur {
 		return
 	}
-	r.log(slog.LevelInfo, what+": a sentinel names another master", "sentinel", s, "current", cur, "named", named)
 	r.mu.Lock()
+	if named == r.addr && r.valid && !r.fenced {
+		r.mu.Unlock()
+		return // a newer resolution already switched to it
+	}
+	if c := r.inflight; c != nil && c.pending == nil && r.launches != since {
+		r.valid = false
+		c.recheck, c.recheckFrom, c.recheckWhat = named, s, what
+		r.mu.Unlock()
+		r.log(slog.LevelInfo, what+": a sentinel names another master; a newer resolution runs", "sentinel", s, "current", cur, "named", named)
+		return
+	}
+	r.log(slog.LevelInfo, what+": a sentinel names another master", "sentinel", s, "current", cur, "named", named)
 	r.hintLocked()
 	r.mu.Unlock()
 	r.kick()
