@@ -216,10 +216,7 @@ func TestFailoverCompare(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the failover comparison")
 	}
-	rounds := 3
-	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	rounds := envPositiveInt("GOSENTINEL_BENCH_ROUNDS", 3)
 	results := map[string]map[string][]result{}
 	only := os.Getenv("GOSENTINEL_BENCH_SCENARIO") // substring filter, e.g. SIGKILL
 	for _, sc := range scenarios {

@@ -68,10 +68,7 @@ func TestIdleSentinelTraffic(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the idle sentinel traffic benchmark")
 	}
-	n := 20
-	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_IDLE_CLIENTS")); err == nil && v > 0 {
-		n = v
-	}
+	n := envPositiveInt("GOSENTINEL_BENCH_IDLE_CLIENTS", 20)
 	window := 30 * time.Second
 	if v, err := time.ParseDuration(os.Getenv("GOSENTINEL_BENCH_IDLE_WINDOW")); err == nil && v > 0 {
 		window = v

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,10 +43,7 @@ func TestKillToFirstWriteCompare(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the kill → first write comparison")
 	}
-	rounds := 3
-	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	rounds := envPositiveInt("GOSENTINEL_BENCH_ROUNDS", 3)
 	var b strings.Builder
 	b.WriteString("| case | ours: median / max | go-redis: median / max | ratio of medians (ours / go-redis) | rounds where go-redis used the lagging sentinel (no write within 10 s) |\n|---|---|---|---|---|\n")
 	for _, tc := range killSwitchCases {

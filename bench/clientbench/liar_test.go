@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,10 +76,7 @@ func TestLiarCompare(t *testing.T) {
 	if os.Getenv("GOSENTINEL_BENCH") != "1" {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the lying/lagging sentinel comparison")
 	}
-	rounds := 3
-	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	rounds := envPositiveInt("GOSENTINEL_BENCH_ROUNDS", 3)
 	only := os.Getenv("GOSENTINEL_BENCH_SCENARIO")
 	var b strings.Builder
 	b.WriteString("| case | client | event → first write on the new master (median / max over the rounds with one) | writes acked by the old master > 1 s after the switch (max over rounds) | latest such write after the switch | writes acked by the old master after the switch (median) | writes acked by a replica (max) | failed writes (median) | rounds on the fake sentinel |\n|---|---|---|---|---|---|---|---|---|\n")

@@ -502,10 +502,7 @@ func TestSentinelLoad(t *testing.T) {
 		t.Skip("set GOSENTINEL_BENCH=1 to run the sentinel load measurement")
 	}
 	startBurners(t)
-	fleet := 1000
-	if v, err := strconv.Atoi(os.Getenv("GOSENTINEL_BENCH_FLEET")); err == nil && v > 0 {
-		fleet = v
-	}
+	fleet := envPositiveInt("GOSENTINEL_BENCH_FLEET", 1000)
 	var b strings.Builder
 	b.WriteString("| clients | contender | kill → all wrote again | sentinel conns (window) | sentinel cmds (window) | conns/s per client | cmds/s per client | conns at start-up | conns in 1 s idle | cmds in 1 s idle | sentinel CPU ms/s idle / window | own dials / cmds / subscriptions lost / verifications (Stats) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, size := range []struct {
