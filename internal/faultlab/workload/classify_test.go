@@ -53,7 +53,15 @@ func TestClassifyReal(t *testing.T) {
 		}
 	})
 	t.Run("WAIT reaches the replica", func(t *testing.T) {
-		op := opOn(t, direct(t, master, tr, redis.Options{ReadTimeout: 5 * time.Second}), tr, ModeWaitAll, 1, "t-2")
+		// WAIT 1 0 blocks until the replica acknowledges (the linked
+		// replica always does), bounded by the read timeout: the outcome
+		// awaits the acknowledgement instead of racing a WAIT timeout
+		// against the machine's load (WAIT 1 1000 timed out once at load
+		// 40 with the replica linked).
+		c := direct(t, master, tr, redis.Options{ReadTimeout: 10 * time.Second})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		op := runOp(ctx, c, tr, ModeWaitAll, 1, 0, "t", "t-2", "log:0")
 		if op.Result != ResultOK || op.Replicas != 1 {
 			t.Fatalf("%+v, want ok with 1 replica", op)
 		}
