@@ -107,6 +107,62 @@ func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
 	}
 }
 
+// TestFailoverTimeoutSwitchWaitsForPromotionSave: when the failover
+// timeout ends our failover while the promotion's config epoch is still
+// being saved (a stalled disk), the failover ends without that save
+// (+failover-end-for-timeout) but its +switch-master still waits for it
+// (switchToPromoted's holdUntilShown; decision 34): replies show the old
+// address until then.
+func TestFailoverTimeoutSwitchWaitsForPromotionSave(t *testing.T) {
+	s := newTestCore(t)
+	now := Millis(1000)
+	settle(s, now)
+	m := s.masters["mym"]
+	var r *instance
+	for _, x := range m.sortedReplicas() {
+		r = x
+	}
+	s.now = now + timeBase
+	m.flags |= fFailoverInProgress
+	s.currentEpoch = 1
+	m.m.failoverEpoch = 1
+	m.m.failoverState = FailoverWaitPromotion
+	m.m.failoverStateChange = s.now
+	m.m.failoverTimeout = 500
+	m.m.promoted = r
+	r.flags |= fPromoted
+	s.markDirty()
+	settle(s, now)
+
+	s.now = now + 10 + timeBase
+	s.replicaReportsMaster(r)
+	ps := effectsOf[Persist](s.Step(now+10, Tick{}))
+	if len(ps) != 1 {
+		t.Fatalf("%d Persist effects, want 1", len(ps))
+	}
+	// The save stalls past the failover timeout.
+	var events []string
+	for at := now + 110; at <= now+1510; at += 100 {
+		if ev := emitTypes(s.Step(at, Tick{})); ev != "" {
+			events = append(events, ev)
+		}
+	}
+	all := strings.Join(events, " ")
+	if !strings.Contains(all, "+failover-end-for-timeout") {
+		t.Fatalf("events while the save stalls: %q, want +failover-end-for-timeout", all)
+	}
+	if strings.Contains(all, "+switch-master") {
+		t.Fatalf("+switch-master before the promotion's config epoch is saved: %q", all)
+	}
+	before := "master 127.0.0.1:6379 epoch 0, addr 127.0.0.1:6379, info 127.0.0.1:6379"
+	if got := shownView(t, s, now+1510); got != before {
+		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
+	}
+	if ev := emitTypes(s.Step(now+1520, PersistDone{Seq: ps[0].Seq})); !strings.Contains(ev, "+switch-master") {
+		t.Fatalf("events at the save: %q, want +switch-master", ev)
+	}
+}
+
 // TestRepliesShowSavedConfigEpochFromHello: a config adopted from a hello
 // (epoch and address together) is shown once saved; a second adoption
 // before the save keeps showing the pair on disk, and a failed save keeps

@@ -256,10 +256,4 @@ var mutants = []mutant{
 		Old:  "\t\ts.holdUntilShown(m)\n",
 		New:  "\n",
 	},
-	{
-		Name: "publish the leader's +switch-master before the promotion is saved",
-		File: "failover.go",
-		Old:  "\ts.holdUntilShown(m) // the promotion's config epoch may not be saved yet\n",
-		New:  "\n",
-	},
 }
