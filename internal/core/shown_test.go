@@ -61,23 +61,48 @@ func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
 	s := newTestCore(t)
 	now := Millis(1000)
 	settle(s, now)
-	m := s.masters["mym"]
-	var r *instance
-	for _, x := range m.sortedReplicas() {
-		r = x
-	}
 	before := "master 127.0.0.1:6379 epoch 0, addr 127.0.0.1:6379, info 127.0.0.1:6379"
 	if got := shownView(t, s, now); got != before {
 		t.Fatalf("before the failover: %s", got)
 	}
 	// Our failover in epoch 1 (elected, on disk) is waiting for the
 	// promotion.
+	p := promotionBeingSaved(t, s, now, 0)
+	if got := shownView(t, s, now+20); got != before {
+		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
+	}
+	// With no other replica to reconfigure, the failover ends at the save
+	// of the promotion (decision 37), and its +switch-master with it
+	// (decision 34: not before the replies show the new address).
+	if effs := s.Step(now+30, PersistDone{Seq: p.Seq}); emitTypes(effs) != "+failover-end +switch-master +slave" {
+		t.Fatalf("events at the save: %q, want +failover-end +switch-master +slave", emitTypes(effs))
+	}
+	want := "master 127.0.0.1:6380 epoch 1, addr 127.0.0.1:6380, info 127.0.0.1:6380"
+	if got := shownView(t, s, now+30); got != want {
+		t.Fatalf("config epoch 1 on disk, replies show %s, want %s", got, want)
+	}
+}
+
+// promotionBeingSaved builds our failover in epoch 1 (elected, on disk)
+// whose replica has just reported role:master, with failover-timeout
+// timeout (0: the default), and returns the Persist of the promotion's
+// config epoch, not completed yet.
+func promotionBeingSaved(t *testing.T, s *Sentinel, now Millis, timeout Millis) Persist {
+	t.Helper()
+	m := s.masters["mym"]
+	var r *instance
+	for _, x := range m.sortedReplicas() {
+		r = x
+	}
 	s.now = now + timeBase
 	m.flags |= fFailoverInProgress
 	s.currentEpoch = 1
 	m.m.failoverEpoch = 1
 	m.m.failoverState = FailoverWaitPromotion
 	m.m.failoverStateChange = s.now
+	if timeout > 0 {
+		m.m.failoverTimeout = timeout
+	}
 	m.m.promoted = r
 	r.flags |= fPromoted
 	s.markDirty()
@@ -92,19 +117,7 @@ func TestRepliesShowSavedConfigEpochOnPromotion(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatalf("%d Persist effects, want 1", len(ps))
 	}
-	if got := shownView(t, s, now+20); got != before {
-		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
-	}
-	// With no other replica to reconfigure, the failover ends at the save
-	// of the promotion (decision 37), and its +switch-master with it
-	// (decision 34: not before the replies show the new address).
-	if effs := s.Step(now+30, PersistDone{Seq: ps[0].Seq}); emitTypes(effs) != "+failover-end +switch-master +slave" {
-		t.Fatalf("events at the save: %q, want +failover-end +switch-master +slave", emitTypes(effs))
-	}
-	want := "master 127.0.0.1:6380 epoch 1, addr 127.0.0.1:6380, info 127.0.0.1:6380"
-	if got := shownView(t, s, now+30); got != want {
-		t.Fatalf("config epoch 1 on disk, replies show %s, want %s", got, want)
-	}
+	return ps[0]
 }
 
 // TestFailoverTimeoutSwitchWaitsForPromotionSave: when the failover
@@ -117,29 +130,7 @@ func TestFailoverTimeoutSwitchWaitsForPromotionSave(t *testing.T) {
 	s := newTestCore(t)
 	now := Millis(1000)
 	settle(s, now)
-	m := s.masters["mym"]
-	var r *instance
-	for _, x := range m.sortedReplicas() {
-		r = x
-	}
-	s.now = now + timeBase
-	m.flags |= fFailoverInProgress
-	s.currentEpoch = 1
-	m.m.failoverEpoch = 1
-	m.m.failoverState = FailoverWaitPromotion
-	m.m.failoverStateChange = s.now
-	m.m.failoverTimeout = 500
-	m.m.promoted = r
-	r.flags |= fPromoted
-	s.markDirty()
-	settle(s, now)
-
-	s.now = now + 10 + timeBase
-	s.replicaReportsMaster(r)
-	ps := effectsOf[Persist](s.Step(now+10, Tick{}))
-	if len(ps) != 1 {
-		t.Fatalf("%d Persist effects, want 1", len(ps))
-	}
+	p := promotionBeingSaved(t, s, now, 500)
 	// The save stalls past the failover timeout.
 	var events []string
 	for at := now + 110; at <= now+1510; at += 100 {
@@ -158,7 +149,7 @@ func TestFailoverTimeoutSwitchWaitsForPromotionSave(t *testing.T) {
 	if got := shownView(t, s, now+1510); got != before {
 		t.Fatalf("config epoch 1 not on disk yet, replies show %s, want %s", got, before)
 	}
-	if ev := emitTypes(s.Step(now+1520, PersistDone{Seq: ps[0].Seq})); !strings.Contains(ev, "+switch-master") {
+	if ev := emitTypes(s.Step(now+1520, PersistDone{Seq: p.Seq})); !strings.Contains(ev, "+switch-master") {
 		t.Fatalf("events at the save: %q, want +switch-master", ev)
 	}
 }
