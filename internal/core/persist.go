@@ -29,6 +29,12 @@ type persistState struct {
 	emittedAt Millis
 	took      [persistSamples]Millis
 	tookNext  int
+	// inflightEpoch is the current epoch in the outstanding Persist;
+	// savedEpoch the one in the last successful Persist (or loaded at
+	// start): what a "*" IS-MASTER-DOWN-BY-ADDR may carry without waiting
+	// for a save (vote.go askPeer, docs/core.md decision 37).
+	inflightEpoch uint64
+	savedEpoch    uint64
 }
 
 // persistSamples is how many recent Persist durations staggerStep looks at.
@@ -97,6 +103,7 @@ func (s *Sentinel) flushPersist() {
 	p.needSeq = p.lastSeq
 	p.dirty = false
 	p.emittedAt = s.now
+	p.inflightEpoch = s.currentEpoch
 	s.emit(Persist{Seq: p.lastSeq, State: s.snapshot()})
 }
 
@@ -116,6 +123,7 @@ func (s *Sentinel) onPersistDone(e PersistDone) {
 		s.becomeNonDurable(e.Err)
 	} else {
 		p.doneSeq = e.Seq
+		p.savedEpoch = max(p.savedEpoch, p.inflightEpoch)
 		s.becomeDurable()
 		p.took[p.tookNext] = max(0, s.now-p.emittedAt)
 		p.tookNext = (p.tookNext + 1) % persistSamples

@@ -116,6 +116,7 @@ func newSentinel(cfg Config, rng *rand.Rand) (*Sentinel, error) {
 			return nil, fmt.Errorf("%w: master %q: %w", ErrInvalidConfig, mc.Name, err)
 		}
 	}
+	s.persist.savedEpoch = s.currentEpoch // loaded from the file
 	// Link sharing needs every master loaded first.
 	for _, m := range s.sortedMasters() {
 		for _, si := range m.sortedSentinels() {

@@ -121,7 +121,10 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 // askPeer sends one IS-MASTER-DOWN-BY-ADDR about m to si: a vote request
 // in our failover's epoch while one runs, "*" otherwise.
 func (s *Sentinel) askPeer(m, si *instance) {
-	runid, epoch := "*", s.currentEpoch
+	// A "*" ask requests no vote: it carries the current epoch that is
+	// on disk and leaves at once, not after the saves of other masters'
+	// votes and failover starts (docs/core.md decision 37).
+	runid, epoch := "*", min(s.currentEpoch, s.persist.savedEpoch)
 	if m.m.failoverState > FailoverNone {
 		// Ask for votes in our failover's epoch (sentinel.c sends the
 		// current epoch, see getLeader): peers that moved on to a
@@ -134,6 +137,10 @@ func (s *Sentinel) askPeer(m, si *instance) {
 		return
 	}
 	si.askPending = true
+	if runid == "*" {
+		s.emit(snd)
+		return
+	}
 	s.revealSend(snd)
 }
 

@@ -113,8 +113,8 @@ var mutants = []mutant{
 	{
 		Name: "vote request sent with an unpersisted epoch",
 		File: "vote.go",
-		Old:  "\tsi.askPending = true\n\ts.revealSend(snd)",
-		New:  "\tsi.askPending = true\n\ts.emit(snd)",
+		Old:  "\t\treturn\n\t}\n\ts.revealSend(snd)\n}",
+		New:  "\t\treturn\n\t}\n\ts.emit(snd)\n}",
 	},
 	{
 		Name: "config adopted from a hello not persisted",
