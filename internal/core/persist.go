@@ -32,7 +32,7 @@ type persistState struct {
 	// inflightEpoch is the current epoch in the outstanding Persist;
 	// savedEpoch the one in the last successful Persist (or loaded at
 	// start): what a "*" IS-MASTER-DOWN-BY-ADDR may carry without waiting
-	// for a save (vote.go askPeer, docs/core.md decision 37).
+	// for a save (vote.go askPeer, docs/core.md decision 38).
 	inflightEpoch uint64
 	savedEpoch    uint64
 }

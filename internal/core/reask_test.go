@@ -59,7 +59,7 @@ func TestReaskOnPeerAsk(t *testing.T) {
 // TestDownAskNotHeldBehindSave: a "*" IS-MASTER-DOWN-BY-ADDR (no vote
 // requested) leaves in the step that asks, with the current epoch that is
 // on disk, while a save of a newer epoch is in flight; a vote request
-// still waits for it (docs/core.md decision 37; fault lab B9L: the ODOWN
+// still waits for it (docs/core.md decision 38; fault lab B9L: the ODOWN
 // asks of 74 of 200 masters waited behind the saves of the first
 // failovers' epochs).
 func TestDownAskNotHeldBehindSave(t *testing.T) {

@@ -123,7 +123,7 @@ func (s *Sentinel) askMasterState(m *instance, forced bool) {
 func (s *Sentinel) askPeer(m, si *instance) {
 	// A "*" ask requests no vote: it carries the current epoch that is
 	// on disk and leaves at once, not after the saves of other masters'
-	// votes and failover starts (docs/core.md decision 37).
+	// votes and failover starts (docs/core.md decision 38).
 	runid, epoch := "*", min(s.currentEpoch, s.persist.savedEpoch)
 	if m.m.failoverState > FailoverNone {
 		// Ask for votes in our failover's epoch (sentinel.c sends the
