@@ -180,15 +180,20 @@ func TestFindingScenarios(t *testing.T) {
 			"12401 s2 <- reply link=2 conn=51 tag=974 +PONG",
 			"12866 s2 -> event +sdown sentinel 45deb497057be446cdc55f4767de4e91847b9abc 10.0.1.1 26379 @ mymaster 10.0.0.1 6379",
 		}},
-		// L1 (round eight, core): s0 (rank 0) and s2 had forgotten the
-		// replicas by SENTINEL RESET; the master they all monitor,
-		// 10.0.0.2, ran as a replica listing none. s0 led every retry and
-		// aborted with no good slave, blocking its voters; s1, which knew
-		// the replicas, never got a turn. A sentinel that knows no
-		// replica now yields its retry turn (stagger.go cannotSelect).
-		{"seed1615703.json", []string{
-			"30914 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
-			"s1 -> event +selected-slave slave 10.0.0.4:6379 10.0.0.4 6379 @ mymaster 10.0.0.2 6379",
+		// L1 (round eight, core, F14; seed 1615703, found again after
+		// docs/core.md decision 38, under which 1615703 takes another
+		// course): s0 (rank 0) is reset (SENTINEL RESET) at 9307 ms
+		// while it monitors 10.0.0.2, which an operator then makes a
+		// replica of 10.0.0.1 listing no replicas, so s0 knows none.
+		// It leads after the heal and aborts with no good slave; s2,
+		// which knows the replicas, must get the retry (stagger.go
+		// cannotSelect): with a known replica required for the yield,
+		// s0 leads and aborts every ~9 s and nothing converges (L1).
+		{"seed1717659.json", []string{
+			"9307 s0 -> event +reset-master master mymaster 10.0.0.2 6379",
+			"10079 redis 10.0.0.2 replicaof 10.0.0.1:6379",
+			"16991 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
+			"27045 s2 -> event +selected-slave slave 10.0.0.1:6379 10.0.0.1 6379 @ mymaster 10.0.0.2 6379",
 		}},
 		// F15: s2, reset with quorum 1 of 3, crashed while config writes
 		// failed after a clock jump had moved its floor's expiry; with an
