@@ -195,6 +195,20 @@ func TestFindingScenarios(t *testing.T) {
 			"16991 s0 -> event -failover-abort-no-good-slave master mymaster 10.0.0.2 6379",
 			"27045 s2 -> event +selected-slave slave 10.0.0.1:6379 10.0.0.1 6379 @ mymaster 10.0.0.2 6379",
 		}},
+		// docs/core.md decision 35 (foreign hellos; 1615703 pinned it
+		// too until decision 38): s0 and s2 were reset after the
+		// failover to 10.0.0.2 and forgot s1 and the old master
+		// 10.0.0.1; s1, which missed the failover, PUBLISHes its hello
+		// naming 10.0.0.1 to s0 directly. s0 must take it (a direct
+		// hello is not checked), learn s1 and send it its own hellos,
+		// so s1 follows; checking direct hellos too, nobody ever tells
+		// s1 and it stays on 10.0.0.1 (L1).
+		{"seed1702083.json", []string{
+			"7969 s0 -> event +reset-master master mymaster 10.0.0.2 6379",
+			"17058 s0 <- request id=31 from=s1 [\"PUBLISH\" \"__sentinel__:hello\" \"10.0.9.2,30002,e114ddd5dea10bdee43aceb04baa4a5cf4cba6bf,1,mymaster,10.0.0.1,6379,0\"]",
+			"17058 s0 -> event +sentinel sentinel e114ddd5dea10bdee43aceb04baa4a5cf4cba6bf 10.0.9.2 30002 @ mymaster 10.0.0.2 6379",
+			"17106 s1 -> event +switch-master mymaster 10.0.0.1 6379 10.0.0.2 6379",
+		}},
 		// F15: s2, reset with quorum 1 of 3, crashed while config writes
 		// failed after a clock jump had moved its floor's expiry; with an
 		// absolute expiry it restarted without a floor and was elected
