@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
@@ -75,7 +76,7 @@ func TestScaleFlags(t *testing.T) {
 	if err := fs.Parse([]string{"-scale-usage", "10,20", "-names-per-server", "5"}); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(sc.Usage, []int{10, 20}) || !reflect.DeepEqual(sc.Healthy, []int{2000}) || sc.NamesPerServer != 5 {
+	if !reflect.DeepEqual(sc.Usage, []int{10, 20}) || !reflect.DeepEqual(sc.Healthy, []int{2000, 10000}) || sc.NamesPerServer != 5 {
 		t.Errorf("scale config = %+v", sc)
 	}
 	if err := fs.Parse([]string{"-scale-healthy", "-3"}); err == nil {
@@ -179,5 +180,19 @@ func TestClientAbsent(t *testing.T) {
 	_, ok := Client(t.Context(), t.TempDir(), "TestFailoverCompare", 1, nil, &out)
 	if ok || !strings.Contains(out.String(), "not present") {
 		t.Errorf("Client with no %s = ok %v, output %q", ClientBenchDir, ok, out.String())
+	}
+}
+
+func TestFitsDescriptors(t *testing.T) {
+	if err := fitsDescriptors(10, 3); err != nil {
+		t.Fatalf("10 masters: %v", err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Max == ^uint64(0) {
+		t.Skip("no finite open-file limit here")
+	}
+	n := int(lim.Max/4) + 1
+	if err := fitsDescriptors(n, 3); !errors.Is(err, ErrTooManySockets) {
+		t.Fatalf("%d masters with a hard limit of %d: %v, want ErrTooManySockets", n, lim.Max, err)
 	}
 }
