@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
+	"github.com/gosentinel/gosentinel/internal/faultlab"
 )
 
 func TestExtractTable(t *testing.T) {
@@ -194,5 +195,29 @@ func TestFitsDescriptors(t *testing.T) {
 	n := int(lim.Max/4) + 1
 	if err := fitsDescriptors(n, 3); !errors.Is(err, ErrTooManySockets) {
 		t.Fatalf("%d masters with a hard limit of %d: %v, want ErrTooManySockets", n, lim.Max, err)
+	}
+}
+
+func TestAddMass(t *testing.T) {
+	ours := harness.Impl{Name: "gosentinel", Bin: "/bin/true"}
+	c := NewCollector(harness.Impl{Name: "redis-sentinel"}, ours, io.Discard)
+	addMass(c, ours, faultlab.RunResult{Extra: map[string]float64{
+		"all_switched_s": 3.5, "rto_switch_p50_s": 2.1, "rto_switch_p95_s": 3.2, "groups_switched": 200,
+		"not_elected": 5, "failover_attempts": 205, "epochs_burned": 206, "peak_sentinel_cpu_pct": -1,
+	}})
+	got := c.vals["gosentinel"]
+	if got["mass-all"][0] != 3.5 || got["mass-p95"][0] != 3.2 || got["mass-switched"][0] != 200 || got["mass-epochs"][0] != 206 {
+		t.Errorf("figures %v", got)
+	}
+	if s := got["mass-split"][0]; math.Abs(s-100*5.0/205) > 1e-9 {
+		t.Errorf("split votes %.3f %%, want %.3f", s, 100*5.0/205)
+	}
+	if !math.IsNaN(got["mass-cpu"][0]) {
+		t.Errorf("a figure the lab reports as -1 (never) is %v, want NaN", got["mass-cpu"][0])
+	}
+	// A run without attempts has no split-vote share.
+	addMass(c, ours, faultlab.RunResult{Extra: map[string]float64{}})
+	if !math.IsNaN(got["mass-split"][1]) {
+		t.Errorf("split share without attempts: %v, want NaN", got["mass-split"][1])
 	}
 }
