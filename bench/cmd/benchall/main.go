@@ -33,6 +33,7 @@ func main() {
 		fs.IntVar(&lc.MassRuns, "lab-mass-runs", 1, "runs per sentinel kind of the mass-failover scenario")
 		fs.StringVar(&labFaults, "lab-faults", "C1,C3,A3", "fault-lab scenarios whose RTOs the lab part reports")
 		fs.IntVar(&lc.Runs, "lab-runs", 3, "runs per sentinel kind of each -lab-faults scenario")
+		fs.BoolVar(&lc.FromResults, "lab-from-results", false, "rebuild the lab section from the JSON of the last lab runs instead of running the lab")
 	}
 	runner.Main("benchall", 5, extra, func(ctx context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
 		want := map[string]bool{}

@@ -30,6 +30,9 @@ type LabConfig struct {
 	// Runs per scenario and sentinel kind (the mass scenario runs once per
 	// kind unless MassRuns is set).
 	Runs, MassRuns int
+	// FromResults skips the lab and rebuilds the section from the JSON of
+	// the last runs in LabResultsDir (after a change to this report).
+	FromResults bool
 }
 
 // ErrNotRoot is reported when the lab part cannot run: the fault lab builds
@@ -46,7 +49,6 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 	defer cancel()
 	c := NewCollector(real, ours, out)
 	fmt.Fprintf(out, "\n== Fault lab: mass failover and RTOs under faults ==\n")
-	var notes []string
 	if lc.Mass != "" {
 		m := lc.Mass + ": "
 		c.Define(FigureDef{Key: "mass-all", Label: m + "kill → every master switched", Unit: "s", LowerBetter: true, Headline: true})
@@ -59,7 +61,11 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 	}
 	for _, id := range lc.Faults {
 		c.Define(FigureDef{Key: id + "-switch", Label: id + ": fault → first +switch-master (RTO_switch)", Unit: "s", LowerBetter: true, Headline: true})
-		c.Define(FigureDef{Key: id + "-client", Label: id + ": fault → writes acknowledged by the new master (RTO_client)", Unit: "s", LowerBetter: true})
+		c.Define(FigureDef{Key: id + "-client-gs", Label: id + ": fault → our client's writes acknowledged by the new master (RTO_client)", Unit: "s", LowerBetter: true})
+		c.Define(FigureDef{Key: id + "-client-gr", Label: id + ": fault → go-redis FailoverClient's writes acknowledged by the new master", Unit: "s", LowerBetter: true})
+	}
+	if lc.FromResults {
+		return labSection(c, root, lc, real, ours, nil)
 	}
 	if os.Geteuid() != 0 {
 		c.Fail(real, "fault lab", ErrNotRoot)
@@ -103,7 +109,6 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 		}
 		return nil
 	}
-	var ids []string
 	if lc.Mass != "" {
 		runs := lc.MassRuns
 		if runs <= 0 {
@@ -112,14 +117,32 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 		if err := lab([]string{lc.Mass}, runs); err != nil {
 			c.Fail(ours, lc.Mass, err)
 		}
-		ids = append(ids, lc.Mass)
 	}
 	if len(lc.Faults) > 0 {
 		if err := lab(lc.Faults, lc.Runs); err != nil {
 			c.Fail(ours, strings.Join(lc.Faults, ","), err)
 		}
-		ids = append(ids, lc.Faults...)
 	}
+	return labSection(c, root, lc, real, ours, kinds)
+}
+
+// labSection reads the lab's JSON for the configured scenarios and builds
+// the section.
+func labSection(c *Collector, root string, lc LabConfig, real, ours harness.Impl, kinds []string) harness.Section {
+	dir := filepath.Join(root, LabResultsDir)
+	if kinds == nil {
+		for _, im := range []harness.Impl{real, ours} {
+			if im.Available() {
+				kinds = append(kinds, string(labKind(im, real)))
+			}
+		}
+	}
+	var ids []string
+	if lc.Mass != "" {
+		ids = append(ids, lc.Mass)
+	}
+	ids = append(ids, lc.Faults...)
+	var first time.Time
 	all, err := faultlab.LoadResults(dir)
 	if err != nil {
 		c.Fail(ours, "fault lab results", err)
@@ -131,6 +154,9 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 		k := labKind(im, real)
 		for _, id := range ids {
 			for _, r := range all[id][k] {
+				if first.IsZero() || r.Start.Before(first) {
+					first = r.Start
+				}
 				if r.Error != "" {
 					c.Fail(im, fmt.Sprintf("%s run %d", id, r.Run), errors.New(r.Error))
 					continue
@@ -140,16 +166,37 @@ func Lab(ctx context.Context, root string, lc LabConfig, real, ours harness.Impl
 					continue
 				}
 				c.Add(im, id+"-switch", orNaN(r.Figures.RTOSwitchS))
-				c.Add(im, id+"-client", orNaN(r.Figures.RTOClientS))
+				c.Add(im, id+"-client-gs", writerRTO(r, labOurWriter))
+				c.Add(im, id+"-client-gr", writerRTO(r, labGoRedisWriter))
 			}
 		}
+	}
+	var notes []string
+	if lc.FromResults && !first.IsZero() {
+		notes = append(notes, fmt.Sprintf("Rebuilt from the JSON of lab runs started from %s (-lab-from-results); the load average below is of the rebuild, not of the runs.", first.UTC().Format("2006-01-02 15:04 UTC")))
 	}
 	notes = append(notes,
 		fmt.Sprintf("Run by `sentinelctl lab --scenario <ids> --sentinel %s --seed 1 --out %s` (docs/faultlab.md: each host a network namespace, real redis-server and sentinels); `sentinelctl lab --list` describes each scenario. JSON per scenario and kind in %s.", strings.Join(kinds, ","), LabResultsDir, LabResultsDir),
 		"Mass failover: every master of the groups SIGKILLed at once; \"every master switched\" is from the kill until the last group's first +switch-master (down-after 2000 ms, so the issue's goal D + 2 s is 4 s); \"elections without a leader\" are -failover-abort-not-elected per failover attempt. A kind that did not switch every group within the scenario's bound shows the time of the last group that did, and the count.",
-		"RTO_switch and RTO_client count from the fault's start; the scenarios' down-after is 2000 ms.",
+		"RTO_switch and the clients' RTOs count from the fault's start; the scenarios' down-after is 2000 ms. The client rows are the plain writers on the client host (the lab's gs-plain: our client; gr-plain: go-redis's NewFailoverClient), each following the sentinel set of the column; writers placed on a partitioned host and WAIT-all writers wait for the heal by design and are in the lab's JSON, not here.",
 	)
 	return c.Section("lab", "Fault lab: mass failover and RTOs under faults", lc.Runs, notes)
+}
+
+// The lab's writers whose RTO_client the section reports: plain writes on
+// the client host, through our client and through go-redis.
+const (
+	labOurWriter     = "gs-plain"
+	labGoRedisWriter = "gr-plain"
+)
+
+// writerRTO is one writer's RTO_client in a run, NaN when it has none.
+func writerRTO(r faultlab.RunResult, writer string) float64 {
+	w, ok := r.ByWriter[writer]
+	if !ok {
+		return nan
+	}
+	return orNaN(w.RTOClientS)
 }
 
 // labKind is the fault lab's name for an implementation.
