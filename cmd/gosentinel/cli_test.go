@@ -46,6 +46,7 @@ func TestCommandLineExits(t *testing.T) {
 	bad := filepath.Join(dir, "bad.conf")
 	os.WriteFile(bad, []byte("port 26379\n# comment\nsentinel monitor mym 127.0.0.1 6379 0\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "good.conf"), []byte("sentinel monitor mym 127.0.0.1 6379 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "inc.conf"), []byte("port 26379\ninclude "+bad+"\n"), 0o644)
 	tests := []struct {
 		name       string
 		args       []string
@@ -59,9 +60,11 @@ func TestCommandLineExits(t *testing.T) {
 		{"no config", []string{}, 1, `Sentinel needs config file on disk to save state\. Exiting\.\.\.\n$`, ""},
 		{"missing file", []string{"nope.conf"}, 1, `Fatal error, can't open config file '.*/nope\.conf': no such file or directory`, ""},
 		{"fatal config error", []string{"bad.conf"}, 1, `^$`,
-			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n$`},
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n\(gosentinel: /.*/bad\.conf:3\)\n$`},
+		{"fatal error in an included file", []string{"inc.conf"}, 1, `^$`,
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n\(gosentinel: /.*/bad\.conf:3\)\n$`},
 		{"fatal error in an override", []string{"good.conf", "--port", "x"}, 1, `^$`,
-			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'port "x"'\n.+\n$`},
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'port "x"'\n.+\n\(gosentinel: /.*/good\.conf:3\)\n$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

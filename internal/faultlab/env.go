@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
+	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
 )
 
 // Env is what a scenario's schedule works with: the topology, the lab's
@@ -25,6 +26,7 @@ type Env struct {
 	extra       map[string]float64
 	notes       []string
 	epochResets []string
+	observed    []workload.Event
 	heals       []func() error
 }
 
@@ -79,6 +81,22 @@ func (e *Env) EpochReset(h string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.epochResets = append(e.epochResets, "sentinel-"+h)
+}
+
+// Observed hands the checker events a schedule's own subscription received
+// from a sentinel it then killed (see workload.Input.Observed): a
+// SIGKILLed sentinel's last publish reaches its subscribers one connection
+// at a time, so the recorder's copy can lack what the schedule acted on.
+func (e *Env) Observed(evs ...workload.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.observed = append(e.observed, evs...)
+}
+
+func (e *Env) observedEvents() []workload.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]workload.Event(nil), e.observed...)
 }
 
 // Track keeps a heal function so the runner can undo the fault if the

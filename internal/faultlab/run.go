@@ -412,7 +412,8 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	hist.stop()
 	in := workload.Input{FaultAt: faultAt, HealAt: healAt, OldMaster: top.RedisAddr(top.RedisHosts[0]), Quorum: setup.Quorum,
 		Ops: ops, Samples: samples, Events: events, MasterName: MasterName, ExpectFailover: s.ExpectFailover,
-		Aliases: top.Aliases(), EpochResets: env.epochResets, ConfigHistory: hist.copies(), Crashes: top.Crashes()}
+		Aliases: top.Aliases(), EpochResets: env.epochResets, ConfigHistory: hist.copies(), Crashes: top.Crashes(),
+		Observed: env.observedEvents()}
 	for h, p := range setup.Priority {
 		if p == 0 {
 			in.Priority0 = append(in.Priority0, top.RedisAddr(h))

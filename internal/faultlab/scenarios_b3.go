@@ -113,6 +113,7 @@ func b3KillSchedule(ctx context.Context, e *Env) error {
 		return err
 	}
 	leader := ""
+	var seen []workload.Event // the leader's events, handed to the checker
 	timeout := time.After(60 * time.Second)
 	for {
 		var ev sentinelEvent
@@ -126,6 +127,9 @@ func b3KillSchedule(ctx context.Context, e *Env) error {
 		if ev.Channel == "+elected-leader" && leader == "" {
 			leader = ev.Host
 		}
+		if leader != "" && ev.Host == leader {
+			seen = append(seen, workload.Event{At: ev.At, Sentinel: "sentinel-" + ev.Host, Channel: ev.Channel, Payload: ev.Payload})
+		}
 		if leader == "" || ev.Host != leader || ev.Channel != failoverStates[pick] {
 			continue
 		}
@@ -136,6 +140,7 @@ func b3KillSchedule(ctx context.Context, e *Env) error {
 		return err
 	}
 	e.Note("SIGKILLed the leader sentinel-%s at %s", leader, failoverStates[pick])
+	e.Observed(seen...)
 	var others []string
 	for _, h := range e.Top.SentinelHosts {
 		if h != leader {

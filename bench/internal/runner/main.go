@@ -95,10 +95,10 @@ func run(name string, fs *flag.FlagSet, cfg *Config, suite Suite) error {
 
 // ScaleFlags registers the scale suite's flags into sc.
 func ScaleFlags(fs *flag.FlagSet, sc *ScaleConfig) {
-	sc.Usage = []int{100, 500}
-	sc.Healthy = []int{2000}
-	fs.Func("scale-usage", "comma-separated master counts for CPU/RSS (default 100,500)", intsSetter(&sc.Usage))
-	fs.Func("scale-healthy", "comma-separated master counts for time to all healthy (default 2000)", intsSetter(&sc.Healthy))
+	sc.Usage = []int{100, 500, 10000}
+	sc.Healthy = []int{2000, 10000}
+	fs.Func("scale-usage", "comma-separated master counts for CPU/RSS (default 100,500,10000; a count whose sockets exceed the open-file limit is reported as not run)", intsSetter(&sc.Usage))
+	fs.Func("scale-healthy", "comma-separated master counts for time to all healthy (default 2000,10000)", intsSetter(&sc.Healthy))
 	fs.IntVar(&sc.NamesPerServer, "names-per-server", 0, "master names per redis-server pair (default: 1, or the fewest that keep the run within -max-servers redis-servers)")
 	fs.IntVar(&sc.MaxServers, "max-servers", 1000, "redis-server processes a scale run may start when -names-per-server is not given")
 	fs.IntVar(&sc.Sentinels, "scale-sentinels", 1, "sentinels in the scale runs")

@@ -7,9 +7,11 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gosentinel/gosentinel/bench/harness"
+	"github.com/gosentinel/gosentinel/internal/faultlab"
 )
 
 func TestExtractTable(t *testing.T) {
@@ -75,7 +77,7 @@ func TestScaleFlags(t *testing.T) {
 	if err := fs.Parse([]string{"-scale-usage", "10,20", "-names-per-server", "5"}); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(sc.Usage, []int{10, 20}) || !reflect.DeepEqual(sc.Healthy, []int{2000}) || sc.NamesPerServer != 5 {
+	if !reflect.DeepEqual(sc.Usage, []int{10, 20}) || !reflect.DeepEqual(sc.Healthy, []int{2000, 10000}) || sc.NamesPerServer != 5 {
 		t.Errorf("scale config = %+v", sc)
 	}
 	if err := fs.Parse([]string{"-scale-healthy", "-3"}); err == nil {
@@ -179,5 +181,43 @@ func TestClientAbsent(t *testing.T) {
 	_, ok := Client(t.Context(), t.TempDir(), "TestFailoverCompare", 1, nil, &out)
 	if ok || !strings.Contains(out.String(), "not present") {
 		t.Errorf("Client with no %s = ok %v, output %q", ClientBenchDir, ok, out.String())
+	}
+}
+
+func TestFitsDescriptors(t *testing.T) {
+	if err := fitsDescriptors(10, 3); err != nil {
+		t.Fatalf("10 masters: %v", err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Max == ^uint64(0) {
+		t.Skip("no finite open-file limit here")
+	}
+	n := int(lim.Max/4) + 1
+	if err := fitsDescriptors(n, 3); !errors.Is(err, ErrTooManySockets) {
+		t.Fatalf("%d masters with a hard limit of %d: %v, want ErrTooManySockets", n, lim.Max, err)
+	}
+}
+
+func TestAddMass(t *testing.T) {
+	ours := harness.Impl{Name: "gosentinel", Bin: "/bin/true"}
+	c := NewCollector(harness.Impl{Name: "redis-sentinel"}, ours, io.Discard)
+	addMass(c, ours, faultlab.RunResult{Extra: map[string]float64{
+		"all_switched_s": 3.5, "rto_switch_p50_s": 2.1, "rto_switch_p95_s": 3.2, "groups_switched": 200,
+		"not_elected": 5, "failover_attempts": 205, "epochs_burned": 206, "peak_sentinel_cpu_pct": -1,
+	}})
+	got := c.vals["gosentinel"]
+	if got["mass-all"][0] != 3.5 || got["mass-p95"][0] != 3.2 || got["mass-switched"][0] != 200 || got["mass-epochs"][0] != 206 {
+		t.Errorf("figures %v", got)
+	}
+	if s := got["mass-split"][0]; math.Abs(s-100*5.0/205) > 1e-9 {
+		t.Errorf("split votes %.3f %%, want %.3f", s, 100*5.0/205)
+	}
+	if !math.IsNaN(got["mass-cpu"][0]) {
+		t.Errorf("a figure the lab reports as -1 (never) is %v, want NaN", got["mass-cpu"][0])
+	}
+	// A run without attempts has no split-vote share.
+	addMass(c, ours, faultlab.RunResult{Extra: map[string]float64{}})
+	if !math.IsNaN(got["mass-split"][1]) {
+		t.Errorf("split share without attempts: %v, want NaN", got["mass-split"][1])
 	}
 }

@@ -41,6 +41,15 @@ type Input struct {
 	// ConfigHistory holds copies of config files taken during the run (L2
 	// "at every instant"); each is checked like ConfigFiles.
 	ConfigHistory []ConfigFile
+	// Observed are events a schedule's own subscription received from a
+	// sentinel it then SIGKILLed (B3k kills the leader on a failover
+	// state). A sentinel's publish reaches its subscribers one connection
+	// at a time, so the kill can land after the schedule's copy and before
+	// the recorder's: the checker adds each one Events lacks (same
+	// sentinel, channel and payload within 2 s). Without it, B3k's next
+	// leader rightly re-selecting the replica the killed one had already
+	// promoted reads as S6 (a master selected).
+	Observed []Event
 	// Resources are readings of the lab's processes (StartResourceSampler)
 	// for R1's "no unbounded growth"; ResourceLimits bounds it.
 	Resources      []ResourceSample
@@ -188,7 +197,7 @@ func (c *checker) index() {
 	}
 	sort.Strings(c.redis)
 	sort.Strings(c.sentinel)
-	for _, e := range c.in.Events {
+	for _, e := range withObserved(c.in.Events, c.in.Observed) {
 		if e.Channel == HelloChannel || len(e.Channel) > 4 && e.Channel[:4] == "lab:" {
 			continue
 		}
@@ -236,4 +245,33 @@ func (c *checker) at(target string, t time.Time) (Sample, bool) {
 		return Sample{}, false
 	}
 	return s, true
+}
+
+// observedMatch is how far apart the recorder's and a schedule's copies of
+// one event may be stamped.
+const observedMatch = 2 * time.Second
+
+// withObserved returns events plus each observed event it lacks (same
+// sentinel, channel and payload stamped within observedMatch).
+func withObserved(events, observed []Event) []Event {
+	if len(observed) == 0 {
+		return events
+	}
+	out := append([]Event(nil), events...)
+	for _, o := range observed {
+		found := false
+		for _, e := range events {
+			if e.Sentinel == o.Sentinel && e.Channel == o.Channel && e.Payload == o.Payload {
+				if d := e.At.Sub(o.At); d < observedMatch && d > -observedMatch {
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			o.Via = "schedule"
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -300,6 +300,32 @@ func TestCheckS6(t *testing.T) {
 	mustNot(t, Check(w.in), "S6")
 }
 
+// TestCheckS6ObservedSelection: B3k SIGKILLs the leader on the event it
+// waits for; the schedule's subscription got the leader's +selected-slave,
+// the recorder's did not (the kill landed between the two connections'
+// writes), and the replica the leader had already sent SLAVEOF NO ONE is
+// rightly selected again by the next leader (fault lab, go-valkey seed 1,
+// 2026-12-04 06:03 UTC).
+func TestCheckS6ObservedSelection(t *testing.T) {
+	w := failover()
+	w.set("r2", 2900, 3200, func(s *Sample) { s.Role, s.MasterOf = "master", "" })
+	mustHave(t, Check(w.in), "S6", "sampled as a master")
+	sel := Event{At: at(2800), Sentinel: "s2", Channel: "+selected-slave", Payload: "slave 10.0.0.2:6379 10.0.0.2 6379 @ m 10.0.0.1 6379"}
+	w.in.Observed = []Event{sel}
+	mustNot(t, Check(w.in), "S6")
+	// An observed event the recorder has too is not counted twice.
+	w = failover()
+	w.event(2800, "s2", "+selected-slave", sel.Payload)
+	w.in.Observed = []Event{{At: at(2810), Sentinel: "s2", Channel: sel.Channel, Payload: sel.Payload}}
+	if n := len(withObserved(w.in.Events, w.in.Observed)); n != len(w.in.Events) {
+		t.Fatalf("%d events with the observed copy, want %d", n, len(w.in.Events))
+	}
+	// Another sentinel's selection does not stand for the killed one's.
+	if n := len(withObserved(w.in.Events, []Event{{At: at(2810), Sentinel: "s3", Channel: sel.Channel, Payload: sel.Payload}})); n != len(w.in.Events)+1 {
+		t.Fatalf("another sentinel's event merged away: %d events", n)
+	}
+}
+
 // TestCheckS6SDownAcrossSwitch: a replica's SDOWN belongs to the replica
 // object of one master. +switch-master re-creates a sentinel's replica
 // objects (not SDOWN, and no -sdown is published), so an SDOWN seen under
