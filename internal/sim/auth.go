@@ -52,6 +52,7 @@ func (w *World) pushPassword(next string) {
 				s.nextReq++
 				s.reqs[s.nextReq] = reqRoute{args: args, at: w.sch.now, operator: true}
 				s.opPending = true
+				s.opOutstanding++
 				w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1002, Args: args})
 			}
 		})

@@ -48,7 +48,7 @@ func (c *checker) emit(w *World, s *sentinel, e core.Emit, now int64, late []ste
 		c.masterReset(w, s, ch.mc(name))
 		c.forgetHeardOf(s, name)  // D2, S5: the peers' answers went with them
 		s.truth.forgetPeerPings() // D1: so did the replies to their PINGs
-		if !s.opPending {
+		if s.opOutstanding == 0 {
 			w.violate("O1", s, "+reset-master of %s without a SENTINEL RESET", name)
 		}
 	case "+try-failover":

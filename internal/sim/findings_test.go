@@ -120,6 +120,18 @@ func TestFindingScenarios(t *testing.T) {
 		// s1 "down" at 6234 and rediscovers s2 at 7131. Quorum 3: the
 		// checker must not count s2's old answer (D2 at 6350 ms
 		// without forgetHeardOf at +reset-master).
+		// O1 false alarm: a password rotation sent one SENTINEL SET per
+		// master to s0 (stalled 5.7 s); the first reply cleared the
+		// checker's single pending-operator flag, the operator's
+		// SENTINEL RESET * went out, and the second SET's reply, read in
+		// the RESET's step before it, cleared the flag again, so the
+		// RESET's +reset-master looked unrequested.
+		{"seed1670287.json", []string{
+			"30049 fault: operator runs SENTINEL RESET * on sentinel 0",
+			"30060 s0 answers [\"SENTINEL\" \"SET\" \"master2\" \"auth-pass\" \"pw-6\"]: +OK",
+			"30060 s0 -> event +reset-master master master2 10.1.0.1 6379",
+			"30060 s0 answers [\"SENTINEL\" \"RESET\" \"*\"]: :2",
+		}},
 		{"seed1750370.json", []string{
 			"4256 s0 <- reply link=3 conn=3 tag=309 [:1 \"*\" :0]",
 			"5162 s0 answers [\"SENTINEL\" \"RESET\" \"mymaster\"]: :1",

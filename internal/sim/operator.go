@@ -178,6 +178,7 @@ func (w *World) operatorReset(f Fault) {
 	s.nextReq++
 	s.reqs[s.nextReq] = reqRoute{args: args, at: w.sch.now, operator: true}
 	s.opPending = true
+	s.opOutstanding++
 	s.chk.resets = nil
 	w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1004, Args: args})
 }
@@ -223,6 +224,9 @@ func (w *World) resetReply(s *sentinel, pattern string, v core.Value) {
 // operatorReply handles the reply to an operator's command.
 func (w *World) operatorReply(s *sentinel, r reqRoute, v core.Value) {
 	s.opPending = false
+	if s.opOutstanding > 0 {
+		s.opOutstanding--
+	}
 	if len(r.args) == 3 && strings.EqualFold(r.args[1], "RESET") {
 		w.resetReply(s, r.args[2], v)
 		w.tracef("s%d answers %q: %s", s.id, r.args, describeValue(v))

@@ -116,6 +116,7 @@ func (w *World) sentPush() {
 		s.nextReq++
 		s.reqs[s.nextReq] = reqRoute{args: args, at: w.sch.now, operator: true}
 		s.opPending = true
+		s.opOutstanding++
 		w.toSentinel(s, s.inc, core.Request{ID: s.nextReq, Client: 1003, Args: args})
 	}
 	if missing == 0 {

@@ -44,13 +44,19 @@ type sentinel struct {
 	backShadow int64
 	lastTick   int64 // local time of the last Tick
 
-	startedAt int64                 // virtual time of the last start
-	template  core.State            // the config file the operator provisioned (a lost file is replaced by it)
-	losses    int                   // config files lost: each gives a new identity
-	opPending bool                  // an operator's SENTINEL SET is not answered yet
-	chk       sentinelCheck         // invariant bookkeeping
-	truth     truth                 // what this incarnation sent and received (check_rules.go)
-	scripts   map[uint64]*simScript // script processes of this incarnation, by job id
+	startedAt int64      // virtual time of the last start
+	template  core.State // the config file the operator provisioned (a lost file is replaced by it)
+	losses    int        // config files lost: each gives a new identity
+	opPending bool       // an operator's SENTINEL SET is not answered yet
+	// opOutstanding counts the operator requests not answered yet (a
+	// password rotation sends one SENTINEL SET per master, and the first
+	// reply clears opPending): what O1's "+reset-master without a
+	// SENTINEL RESET" check needs. opPending keeps gating the faults, so
+	// every seed's course is unchanged.
+	opOutstanding int
+	chk           sentinelCheck         // invariant bookkeeping
+	truth         truth                 // what this incarnation sent and received (check_rules.go)
+	scripts       map[uint64]*simScript // script processes of this incarnation, by job id
 }
 
 // reqRoute says where the Respond of a Request goes.
@@ -89,6 +95,7 @@ func (w *World) startSentinel(s *sentinel) {
 	s.dead = map[core.ConnID]bool{}
 	s.reqs = map[uint64]reqRoute{}
 	s.opPending = false
+	s.opOutstanding = 0
 	s.inbox = nil
 	s.stallTo = 0
 	s.startedAt = w.sch.now
