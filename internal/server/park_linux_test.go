@@ -127,8 +127,8 @@ func TestIdleConnectionCost(t *testing.T) {
 	if g1-g0 > 8 {
 		t.Errorf("%d goroutines for %d idle connections, want none per connection", g1-g0, n)
 	}
-	if per > 2048 {
-		t.Errorf("an idle connection costs %d bytes of heap and stacks, want at most 2048", per)
+	if per > 2560 {
+		t.Errorf("an idle connection costs %d bytes of heap and stacks, want at most 2560", per)
 	}
 }
 
