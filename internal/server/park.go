@@ -9,13 +9,14 @@ import "time"
 // while more than parkCrowd client goroutines run (Server.readers): 4000
 // connections that arrive within a second and each send one PING would
 // otherwise hold a goroutine stack each for parkDelay, hundreds of them
-// at the same time (a 29 vs 40 MiB peak in scripts/client-rss.py's idle
-// load). 5 ms rather than less keeps clients with a round trip of a few
-// milliseconds (a benchmark with hundreds of connections) from parking
-// between requests.
+// at the same time. 10 ms rather than less keeps a client that sends a
+// request every few milliseconds (hostilelat's victim: every 5 ms; a
+// benchmark with hundreds of connections) from parking between requests
+// while such a crowd arrives: with the half-delay rule in armReadDeadline
+// only a gap of more than 5 ms can park it.
 var (
 	parkDelay        = 50 * time.Millisecond
-	parkDelayCrowded = 5 * time.Millisecond
+	parkDelayCrowded = 10 * time.Millisecond
 	parkCrowd        = int64(64)
 )
 
