@@ -188,6 +188,8 @@ func (c *client) serve() (parked bool) {
 				return false
 			case rawParked:
 				return true
+			case rawAgain:
+				continue
 			}
 		}
 		args, err := c.rd.ReadCommand()

@@ -235,3 +235,23 @@ func TestParkedIdleTimeout(t *testing.T) {
 		t.Fatalf("%d clients, want the subscriber only", n)
 	}
 }
+
+// TestParkUnavailable: when a connection cannot park (no epoll instance;
+// epoll_ctl refused), it keeps its goroutine and is served as before
+// parking existed. Before, the park deadline's error ended the connection.
+func TestParkUnavailable(t *testing.T) {
+	setParkDelay(t, time.Millisecond)
+	s, addr, _ := startServer(t, Config{})
+	s.parker.mu.Lock()
+	s.parker.started = true // as if the epoll instance could not be made
+	s.parker.mu.Unlock()
+	c := dial(t, addr)
+	for range 3 {
+		c.cmd("PING")
+		c.expect("+PONG\r\n")
+		time.Sleep(20 * time.Millisecond) // several park delays with nothing to read
+	}
+	if n := s.NumClients(); n != 1 {
+		t.Fatalf("%d clients, want 1", n)
+	}
+}

@@ -57,6 +57,7 @@ const (
 	rawDone   = iota // the connection is done
 	rawSlow          // the next command needs the blocking ReadCommand path
 	rawParked        // idle: parked without a goroutine (park_linux.go)
+	rawAgain         // serveRaw again (parking was not possible)
 )
 
 // serveRaw serves the connection until it ends, parks, or the next
@@ -110,6 +111,14 @@ func (c *client) serveRaw(rc syscall.RawConn) int {
 			if c.s.park(c) {
 				return rawParked
 			}
+			// Parking is not possible (no epoll instance, epoll_ctl
+			// refused: fs.epoll.max_user_watches, say): the connection
+			// keeps its goroutine, as before parking existed. A closed
+			// connection ends at the next read.
+			c.parkable = false
+			c.deadline, c.parkDeadline = c.idleDeadline, false
+			_ = c.conn.SetReadDeadline(c.deadline)
+			return rawAgain
 		}
 		return rawDone // deadline (idle timeout) or closed
 	}
