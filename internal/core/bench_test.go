@@ -51,3 +51,28 @@ func BenchmarkTick(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResetAll200 measures one SENTINEL RESET * of 200 masters
+// without replicas or peers (the core's share of the hostile `events`
+// load, docs/security.md), with a tick every 10 RESETs.
+func BenchmarkResetAll200(b *testing.B) {
+	var masters []MasterConfig
+	for k := 0; k < 200; k++ {
+		masters = append(masters, MasterConfig{Name: fmt.Sprintf("m%04d-xxxx", k), Addr: Addr{Host: "127.0.0.1", Port: 1 + k}, Quorum: 2})
+	}
+	s, err := New(Config{State: State{MyID: testMyID, Masters: masters}, Port: 26379}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Step(0, Tick{})
+	now := Millis(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now++
+		s.Step(now, Request{ID: uint64(i + 1), Args: []string{"SENTINEL", "RESET", "*"}})
+		if i%10 == 0 {
+			s.Step(now, Tick{})
+		}
+	}
+}

@@ -173,23 +173,46 @@ func eventText(sub *Subject, detail string) string {
 		}
 		return detail
 	}
-	parts := [...]string{sub.Role.String(), " ", sub.Name, " ", sub.IP, " ", strconv.Itoa(sub.Port), "", "", "", "", "", "", "", ""}
+	// The ports are formatted into arrays on the stack (strconv.Itoa
+	// allocates for every port above 99) and written where their
+	// placeholders (parts 6 and 12) stand.
+	var pb, mpb [20]byte
+	port := strconv.AppendInt(pb[:0], int64(sub.Port), 10)
+	var mport []byte
+	parts := [...]string{sub.Role.String(), " ", sub.Name, " ", sub.IP, " ", "", "", "", "", "", "", "", "", ""}
 	n := 7
+	total := len(port)
 	if sub.Role != RoleMaster {
-		parts[7], parts[8], parts[9], parts[10], parts[11], parts[12] = " @ ", sub.Master, " ", sub.MasterIP, " ", strconv.Itoa(sub.MasterPort)
+		mport = strconv.AppendInt(mpb[:0], int64(sub.MasterPort), 10)
+		parts[7], parts[8], parts[9], parts[10], parts[11] = " @ ", sub.Master, " ", sub.MasterIP, " "
 		n = 13
+		total += len(mport)
 	}
 	if detail != "" {
 		parts[n], parts[n+1] = " ", detail
 		n += 2
 	}
-	total := 0
 	for _, p := range parts[:n] {
 		total += len(p)
 	}
 	var b strings.Builder
 	b.Grow(min(total, MaxEventLen))
-	for _, p := range parts[:n] {
+	for k, p := range parts[:n] {
+		var num []byte
+		switch k {
+		case 6:
+			num = port
+		case 12:
+			num = mport
+		}
+		if num != nil {
+			if left := MaxEventLen - b.Len(); len(num) > left {
+				b.Write(num[:left])
+				break
+			}
+			b.Write(num)
+			continue
+		}
 		if left := MaxEventLen - b.Len(); len(p) > left {
 			b.WriteString(p[:left])
 			break

@@ -128,8 +128,11 @@ func (s *Sentinel) newEpochHeld() bool {
 // ("+sdown", "-odown", …) while an event changing the same flag of i is
 // held.
 func (s *Sentinel) flagChangeHeld(typ string, i *instance) bool {
+	if i == nil || len(s.persist.held) == 0 {
+		return false // the common case: nothing held, no string work
+	}
 	flag := strings.TrimLeft(typ, "+-")
-	if i == nil || (flag != "sdown" && flag != "odown") {
+	if flag != "sdown" && flag != "odown" {
 		return false
 	}
 	for _, h := range s.persist.held {

@@ -60,3 +60,38 @@ func TestEventTextAllocation(t *testing.T) {
 		t.Errorf("eventText allocated %d bytes per event, want at most %d", per, 2*MaxEventLen)
 	}
 }
+
+// TestEventTextCutAnywhere: wherever MaxEventLen falls in the message (in
+// a name, an address, a port, the detail), eventText is the full text cut
+// there.
+func TestEventTextCutAnywhere(t *testing.T) {
+	for n := MaxEventLen - 70; n <= MaxEventLen; n++ {
+		name := strings.Repeat("n", n)
+		for _, sub := range []*Subject{
+			{Role: RoleMaster, Name: name, IP: "127.0.0.1", Port: 26379, Master: name, MasterIP: "127.0.0.1", MasterPort: 26379},
+			{Role: RoleReplica, Name: "10.0.0.2:6380", IP: "10.0.0.2", Port: 6380, Master: name[30:], MasterIP: "127.0.0.1", MasterPort: 16379},
+		} {
+			for _, detail := range []string{"", "#quorum 2/2"} {
+				full := sub.String()
+				if detail != "" {
+					full += " " + detail
+				}
+				want := full[:min(len(full), MaxEventLen)]
+				if got := eventText(sub, detail); got != want {
+					t.Fatalf("name of %d bytes, detail %q: got ...%q, want ...%q", n, detail, got[max(0, len(got)-30):], want[max(0, len(want)-30):])
+				}
+			}
+		}
+	}
+}
+
+// TestEventTextOneAllocation: an event's text is one allocation, whatever
+// the ports (strconv.Itoa allocated for each port above 99: three
+// allocations for a replica's event before; a SENTINEL RESET * of 200
+// masters builds 200 texts in one step).
+func TestEventTextOneAllocation(t *testing.T) {
+	sub := &Subject{Role: RoleReplica, Name: "10.0.0.2:6380", IP: "10.0.0.2", Port: 6380, Master: "mym", MasterIP: "127.0.0.1", MasterPort: 6379}
+	if n := testing.AllocsPerRun(100, func() { _ = eventText(sub, "#x") }); n != 1 {
+		t.Fatalf("%.1f allocations per event text, want 1", n)
+	}
+}

@@ -24,7 +24,7 @@ const bulkChunk = 64 << 10
 // io.Reader with its own buffer. It is not safe for concurrent use.
 type Reader struct {
 	rd  io.Reader
-	buf []byte // nil after Release until the next read
+	buf []byte // nil until the first read and after Release until the next
 	// bufHandle is the pool handle of buf when it came from a pool
 	// (Release), kept so that giving it back allocates nothing.
 	bufHandle *[]byte
@@ -60,9 +60,13 @@ func NewReaderLimits(rd io.Reader, lim Limits) *Reader {
 // line has been consumed; bulk payloads larger than the buffer are read
 // straight into their own allocation. A small size suits the many
 // long-lived connections of a sentinel that mostly see short replies.
+//
+// The buffer is taken (from a pool shared by all Readers of that size,
+// see Release) only when the first read needs it: a connection accepted
+// and never read from, or read only between Releases, holds none.
 func NewReaderSize(rd io.Reader, lim Limits, size int) *Reader {
 	size = max(size, minBufSize)
-	return &Reader{rd: rd, buf: make([]byte, size), size: size, lim: lim.withDefaults()}
+	return &Reader{rd: rd, size: size, lim: lim.withDefaults()}
 }
 
 // SetUnauthenticated switches the command limits to UnauthMaxArgs and

@@ -46,13 +46,25 @@ func (r *Reader) Release() {
 	r.r, r.w = 0, 0
 }
 
-// acquire gives a released Reader a buffer of its initial size again.
+// acquire gives a Reader without a buffer (new or released) one of its
+// initial size, from the pool when it has one.
 func (r *Reader) acquire() {
-	if r.pool != nil {
-		if h, _ := r.pool.Get().(*[]byte); h != nil {
-			r.buf, r.bufHandle = *h, h
-			return
-		}
+	if r.pool == nil {
+		r.pool = poolFor(r.size)
+	}
+	if h, _ := r.pool.Get().(*[]byte); h != nil {
+		r.buf, r.bufHandle = *h, h
+		return
 	}
 	r.buf = make([]byte, r.size)
+}
+
+// Shrink releases the read buffer like Release and drops the buffers that
+// hold the arguments of the last command, so that a Reader between
+// commands holds only itself. The next command allocates them again; a
+// server calls it for a connection it found idle, not after every command.
+// The slices returned by the last ReadCommand must not be used after it.
+func (r *Reader) Shrink() {
+	r.Release()
+	r.args, r.argOffs, r.argbuf = nil, nil, nil
 }

@@ -85,3 +85,27 @@ func TestReleaseBetweenValues(t *testing.T) {
 		}
 	}
 }
+
+// TestNewReaderTakesNoBuffer: a new Reader holds no read buffer until its
+// first read, which takes one (from the pool when one was released): a
+// server's connection accepted in a burst of thousands holds only its
+// Reader until its first command arrives. Before, NewReaderSize allocated
+// the buffer at once (4 KiB per accepted connection on a server).
+func TestNewReaderTakesNoBuffer(t *testing.T) {
+	var r *Reader
+	var in bytes.Buffer
+	if n := testing.AllocsPerRun(10, func() { r = NewReaderSize(&in, Limits{}, 4096) }); n > 1 {
+		t.Fatalf("%.0f allocations per NewReaderSize, want 1 (the Reader)", n)
+	}
+	if r.buf != nil {
+		t.Fatalf("new Reader holds a %d-byte buffer", len(r.buf))
+	}
+	in.WriteString("*1\r\n$4\r\nPING\r\n")
+	args, err := r.ReadCommand()
+	if err != nil || len(args) != 1 || string(args[0]) != "PING" {
+		t.Fatalf("ReadCommand = %q, %v", args, err)
+	}
+	if len(r.buf) != 4096 {
+		t.Fatalf("buffer of %d bytes after the first read, want 4096", len(r.buf))
+	}
+}

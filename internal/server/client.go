@@ -53,6 +53,13 @@ type client struct {
 	futures   []replyFuture
 	closeNext bool // close after the replies of this command are flushed
 	tracking  bool // CLIENT TRACKING on (accepted, nothing to track)
+	// Read deadlines and parking (rawread.go, park_linux.go).
+	parkable     bool        // on the raw read path: parks after parkDelay idle
+	registered   bool        // the socket is in the server's park epoll set
+	deadline     time.Time   // the read deadline set on conn (zero: none)
+	parkDeadline bool        // deadline is the park deadline, not the idle timeout
+	idleDeadline time.Time   // when the idle timeout closes the client (zero: never)
+	parkTimer    *time.Timer // while parked with an idle timeout (under s.parker.mu)
 
 	mu            sync.Mutex
 	cond          *sync.Cond
@@ -91,6 +98,7 @@ func newClient(s *Server, conn net.Conn) *client {
 		lastCmd:    "NULL",
 	}
 	c.cond = sync.NewCond(&c.mu)
+	c.parkable = parkSupported && c.rc != nil
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.authenticated = s.acl.defaultOpen()
 	c.rd = resp.NewReaderSize(&deadlineReader{c: c}, s.cfg.Limits, readBufSize)
@@ -131,7 +139,7 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	if c.hasOutput() && !c.flush() {
 		return 0, net.ErrClosed
 	}
-	c.armReadDeadline()
+	c.armReadDeadline(false)
 	n, err := c.conn.Read(p)
 	if n > 0 {
 		c.noteRead(n)
@@ -148,13 +156,41 @@ func (c *client) authRequired() bool {
 	return !authed && !c.s.acl.defaultOpen()
 }
 
-// readLoop reads and executes commands until the connection ends.
+// readLoop reads and executes commands until the connection ends or
+// parks (park_linux.go).
 func (c *client) readLoop() {
 	defer c.s.wg.Done()
-	defer c.finish()
+	c.s.readers.Add(1)
+	parked := c.serve()
+	c.s.readers.Add(-1)
+	if parked {
+		return // parked: another goroutine takes over when input comes
+	}
+	c.finish()
+}
+
+// resume is a parked client's new goroutine.
+func (c *client) resume() {
+	// The park deadline has passed; only the idle timeout stays (an
+	// expired one ends the connection at the first wait).
+	c.deadline, c.parkDeadline = c.idleDeadline, false
+	_ = c.conn.SetReadDeadline(c.deadline)
+	c.readLoop()
+}
+
+// serve reads and executes commands until the connection ends (false) or
+// parks (true).
+func (c *client) serve() (parked bool) {
 	for {
-		if c.rc != nil && c.serveRaw(c.rc) { // rawread.go
-			return
+		if c.rc != nil {
+			switch c.serveRaw(c.rc) { // rawread.go
+			case rawDone:
+				return false
+			case rawParked:
+				return true
+			case rawAgain:
+				continue
+			}
 		}
 		args, err := c.rd.ReadCommand()
 		if err != nil {
@@ -395,6 +431,7 @@ func (c *client) kill() {
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	c.closeConn()
+	c.s.unpark(c) // a parked client's new goroutine finishes it
 }
 
 // closeConn closes the socket. On the raw read path (rawread.go) the

@@ -308,6 +308,16 @@ func (f *killFilter) match(self, o *client) bool {
 	if f.skipMe && o == self {
 		return false
 	}
+	// A client killed already is gone for Redis (freed at once, or
+	// before the next command runs when it was flagged CLOSE_ASAP);
+	// here it stays listed until its goroutine has released it, and a
+	// second CLIENT KILL must not count it again.
+	o.mu.Lock()
+	killed := o.killed
+	o.mu.Unlock()
+	if killed {
+		return false
+	}
 	if f.addr != "" && o.addr != f.addr {
 		return false
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"syscall"
 	"time"
 	"unsafe"
@@ -51,10 +52,18 @@ const (
 	bufferedStop        // the connection is done
 )
 
-// serveRaw serves the connection until it ends (true) or the next command
-// needs the blocking ReadCommand path (false).
-func (c *client) serveRaw(rc syscall.RawConn) (done bool) {
-	slow, drained := false, false
+// Results of serveRaw.
+const (
+	rawDone   = iota // the connection is done
+	rawSlow          // the next command needs the blocking ReadCommand path
+	rawParked        // idle: parked without a goroutine (park_linux.go)
+	rawAgain         // serveRaw again (parking was not possible)
+)
+
+// serveRaw serves the connection until it ends, parks, or the next
+// command needs the blocking ReadCommand path.
+func (c *client) serveRaw(rc syscall.RawConn) int {
+	slow, done, drained := false, false, false
 	err := rc.Read(func(fd uintptr) bool {
 		for {
 			switch c.runBuffered() {
@@ -94,9 +103,39 @@ func (c *client) serveRaw(rc syscall.RawConn) (done bool) {
 		}
 	})
 	if err != nil {
-		return true // deadline (idle timeout) or closed
+		// A deadline: the idle timeout (the end), or the park deadline
+		// of a connection that had nothing to read for a while (park.go).
+		if c.parkable && errors.Is(err, os.ErrDeadlineExceeded) &&
+			(c.idleDeadline.IsZero() || time.Now().Before(c.idleDeadline)) {
+			c.idle()
+			if c.s.park(c) {
+				return rawParked
+			}
+			// Parking is not possible (no epoll instance, epoll_ctl
+			// refused: fs.epoll.max_user_watches, say): the connection
+			// keeps its goroutine, as before parking existed. A closed
+			// connection ends at the next read.
+			c.parkable = false
+			c.deadline, c.parkDeadline = c.idleDeadline, false
+			_ = c.conn.SetReadDeadline(c.deadline)
+			return rawAgain
+		}
+		return rawDone // deadline (idle timeout) or closed
 	}
-	return done || !slow
+	if done || !slow {
+		return rawDone
+	}
+	return rawSlow
+}
+
+// idle drops what a connection about to park holds beyond its client
+// struct: the reply buffer and the reader's argument buffers (Redis frees
+// an idle client's query buffer and shrinks its reply buffer in
+// clientsCron). The read buffer was released before the wait.
+func (c *client) idle() {
+	c.pending = nil
+	c.lower = nil
+	c.rd.Shrink()
 }
 
 // runBuffered executes the commands whose bytes are all buffered.
@@ -136,25 +175,43 @@ func (c *client) beforeWait() bool {
 		return false
 	}
 	c.rd.Release() // an idle connection holds no read buffer
-	c.armReadDeadline()
+	c.armReadDeadline(c.parkable)
 	return true
 }
 
-// armReadDeadline applies the idle timeout to the next wait for input,
-// except for subscribed clients (Redis' timeout skips them).
-func (c *client) armReadDeadline() {
+// armReadDeadline sets the read deadline for the next wait for input:
+// the idle timeout, except for subscribed clients (Redis' timeout skips
+// them), and with park, the time to park (Server.parkAfter from now) when
+// that comes first. A park deadline still more than half that delay away
+// is left as it is, so a busy connection does not reset it before every
+// wait: a connection parks after being idle for half to all of the delay.
+func (c *client) armReadDeadline(park bool) {
 	t := c.s.cfg.Timeout
-	if t <= 0 {
+	var now time.Time
+	if t > 0 || park {
+		now = time.Now()
+	}
+	idle := time.Time{}
+	if t > 0 && !c.subscribed() {
+		idle = now.Add(t)
+	}
+	c.idleDeadline = idle
+	d, isPark := idle, false
+	if park {
+		delay := c.s.parkAfter()
+		if left := c.deadline.Sub(now); idle.IsZero() && c.parkDeadline && left > delay/2 && left <= delay {
+			return
+		}
+		if p := now.Add(delay); d.IsZero() || p.Before(d) {
+			d, isPark = p, true
+		}
+	}
+	c.parkDeadline = isPark
+	if d.Equal(c.deadline) {
 		return
 	}
-	c.mu.Lock()
-	sub := len(c.channels)+len(c.patterns) > 0
-	c.mu.Unlock()
-	if sub {
-		_ = c.conn.SetReadDeadline(time.Time{})
-	} else {
-		_ = c.conn.SetReadDeadline(time.Now().Add(t))
-	}
+	_ = c.conn.SetReadDeadline(d)
+	c.deadline = d
 }
 
 // noteRead counts input bytes and refreshes lastActive (Redis'

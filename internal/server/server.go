@@ -45,10 +45,12 @@ type Server struct {
 	closed    bool
 	listeners []net.Listener
 	clients   map[int64]*client
+	parker    parker // idle connections without a goroutine (park_linux.go)
 
-	nextID atomic.Int64
-	wg     sync.WaitGroup
-	stats  stats
+	nextID  atomic.Int64
+	readers atomic.Int64 // client goroutines reading (not parked)
+	wg      sync.WaitGroup
+	stats   stats
 }
 
 // stats are the counters shown in INFO stats.
