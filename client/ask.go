@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"time"
 )
@@ -47,6 +48,7 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	// switching together sends half the queries.
 	fencedFirst := r.fenced && r.addr != "" && r.epoch >= 0
 	base := r.actCtxLocked()
+	view := r.trustViewLocked()
 	r.mu.Unlock()
 	// Queries not needed any more (quorum reached, resolution abandoned)
 	// finish in the background, bounded by their deadline (patient) or
@@ -85,7 +87,12 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	for pending < first && next < len(order) {
 		launch()
 	}
-	var answers []*masterAnswer
+	// answers are the raw answers; usable is what screen keeps of them
+	// (answers about masters the client left or claims about the current
+	// one need corroboration, see leftmaster.go), and only usable answers
+	// count towards SentinelQuorum.
+	var answers, usable []*masterAnswer
+	var trusts []trust
 	var attempts []error
 	notFound := false
 	abandoned := false
@@ -123,7 +130,7 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 					slow[s] = true
 				}
 			}
-			for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+			for ctx.Err() == nil && pending-len(slow)+len(usable) < r.opt.SentinelQuorum && next < len(order) {
 				launch()
 			}
 			if len(answers) > 0 && pending == len(slow) && next >= len(order) {
@@ -154,25 +161,43 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 			attempts = append(attempts, &SentinelError{Addr: s, Err: errMasterUnknownHere})
 			r.answered(s, nil)
 		default:
+			r.answered(s, a.sentinels)
+			hadUsable := len(usable) > 0
+			answers = append(answers, a)
+			usable, trusts = view.screen(answers)
 			r.mu.Lock()
-			if len(answers) == 0 && !wasSlow {
+			if !hadUsable && !wasSlow && trusts[len(trusts)-1] == trustOK {
 				r.sentinels.toFront(s)
 			}
 			r.mu.Unlock()
-			r.answered(s, a.sentinels)
-			answers = append(answers, a)
 		}
-		if len(answers) >= r.opt.SentinelQuorum || (a != nil && newerThanKnown(a, cur, known)) ||
-			(fencedFirst && a != nil && a.promoting && a.addr != cur) {
+		trusted := a != nil && len(trusts) > 0 && trusts[len(trusts)-1] == trustOK && q.err == nil
+		if len(usable) >= r.opt.SentinelQuorum || (trusted && newerThanKnown(a, cur, known)) ||
+			(fencedFirst && trusted && a.promoting && a.addr != cur) {
 			break
 		}
-		for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+		for ctx.Err() == nil && pending-len(slow)+len(usable) < r.opt.SentinelQuorum && next < len(order) {
 			launch()
 		}
 		if len(answers) > 0 && pending == len(slow) && next >= len(order) {
 			break // the others are slow: rank what answered
 		}
 	}
+	// Answers that name a master the client left without corroboration
+	// are not used; their sentinels go to the back of the list, so that
+	// the next verification asks another one first.
+	for i, a := range answers {
+		if trusts[i] == trustDropped {
+			attempts = append(attempts, &SentinelError{Addr: a.sentinel, Err: errLeftMaster})
+			r.stats.untrustedAnswers.Add(1)
+			r.mu.Lock()
+			r.sentinels.toBack(a.sentinel)
+			r.mu.Unlock()
+			r.log(slog.LevelWarn, "a sentinel names a master the client left, and no other sentinel confirms it: ignored",
+				"sentinel", a.sentinel, "named", a.addr, "epoch", a.epoch)
+		}
+	}
+	answers = usable
 	// Ties in the ranking go to the sentinel earlier in the list, not to
 	// the faster one.
 	pos := make(map[string]int, len(order))
@@ -215,17 +240,6 @@ func rawEpoch(a *masterAnswer) int64 {
 		return a.epoch - 1
 	}
 	return a.epoch
-}
-
-// answerEpoch is the highest config epoch reported with addr.
-func answerEpoch(answers []*masterAnswer, addr string) int64 {
-	e := int64(-1)
-	for _, a := range answers {
-		if a.addr == addr {
-			e = max(e, rawEpoch(a))
-		}
-	}
-	return e
 }
 
 // noAnswerErr builds the DiscoveryError for a resolution with no answer.

@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -92,5 +95,69 @@ func TestLyingSentinelNewerEpochForOldMaster(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScreenAnswers: which sentinel answers the ranking may use (table).
+// need is 2 (SentinelQuorum 2, several sentinels) unless said otherwise.
+func TestScreenAnswers(t *testing.T) {
+	now := time.Now()
+	left := []leftMaster{{addr: "old", epoch: 3, at: now.Add(-time.Second)}}
+	ans := func(addr string, epoch int64) *masterAnswer { return &masterAnswer{addr: addr, epoch: epoch} }
+	tests := []struct {
+		name    string
+		view    trustView
+		answers []*masterAnswer
+		want    string // kept answers as addr@epoch
+		trusts  []trust
+	}{
+		{"one sentinel names the left master with a newer epoch", trustView{cur: "new", epoch: 3, left: left, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 1000), ans("new", 3)}, "[new@3]", []trust{trustDropped, trustOK}},
+		{"two sentinels name it with a newer epoch (failback)", trustView{cur: "new", epoch: 3, left: left, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 5), ans("old", 5)}, "[old@5 old@5]", []trust{trustOK, trustOK}},
+		{"a liar and a lagging sentinel within the hold", trustView{cur: "new", epoch: 3, left: left, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 1000), ans("old", 3)}, "[]", []trust{trustDropped, trustDropped}},
+		{"two lagging sentinels after the hold", trustView{cur: "new", epoch: 3, left: left, need: 2, hold: 500 * time.Millisecond, now: now},
+			[]*masterAnswer{ans("old", 3), ans("old", 3)}, "[old@3 old@3]", []trust{trustOK, trustOK}},
+		{"one sentinel after the hold, one confirms the current master", trustView{cur: "new", epoch: 3, left: left, need: 2, hold: 500 * time.Millisecond, now: now},
+			[]*masterAnswer{ans("old", 1000), ans("new", 4)}, "[new@3]", []trust{trustDropped, trustCapped}},
+		{"the only sentinel (need 1)", trustView{cur: "new", epoch: 3, left: left, need: 1, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 4)}, "[old@4]", []trust{trustOK}},
+		{"a newer epoch for the current master is capped", trustView{cur: "old", epoch: 0, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 1000), ans("new", 1)}, "[old@0 new@1]", []trust{trustCapped, trustOK}},
+		{"two sentinels claim it: not capped", trustView{cur: "old", epoch: 0, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 2), ans("old", 2)}, "[old@2 old@2]", []trust{trustOK, trustOK}},
+		{"the known epoch for the current master", trustView{cur: "old", epoch: 1, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("old", 1), ans("new", 2)}, "[old@1 new@2]", []trust{trustOK, trustOK}},
+		{"no current master yet", trustView{epoch: -1, need: 2, hold: 10 * time.Second, now: now},
+			[]*masterAnswer{ans("a", 1000), ans("a", 0)}, "[a@1000 a@0]", []trust{trustOK, trustOK}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, st := tc.view.screen(tc.answers)
+			got := make([]string, len(out))
+			for i, a := range out {
+				got[i] = a.addr + "@" + strconv.FormatInt(a.epoch, 10)
+			}
+			if fmt.Sprint(got) != tc.want || !slices.Equal(st, tc.trusts) {
+				t.Fatalf("screen = %v %v, want %s %v", got, st, tc.want, tc.trusts)
+			}
+		})
+	}
+	// The epoch a round backs an address with: one sentinel cannot raise it.
+	for _, tc := range []struct {
+		answers []*masterAnswer
+		need    int
+		want    int64
+	}{
+		{[]*masterAnswer{ans("a", 1000), ans("a", 0)}, 2, 0},
+		{[]*masterAnswer{ans("a", 4)}, 2, 4},
+		{[]*masterAnswer{ans("a", 4), ans("a", 5), ans("a", 5)}, 2, 5},
+		{[]*masterAnswer{ans("a", 1000), ans("b", 0)}, 1, 1000},
+		{[]*masterAnswer{ans("b", 0)}, 2, 0},
+	} {
+		if got := answerEpoch(tc.answers, tc.answers[0].addr, tc.need); got != tc.want {
+			t.Errorf("answerEpoch(%v, need %d) = %d, want %d", tc.answers, tc.need, got, tc.want)
+		}
 	}
 }

@@ -46,6 +46,7 @@ type resolver struct {
 	epoch      int64         // config epoch backing addr (-1 unknown)
 	fenced     bool          // a hint named addr as the old master; its connections were retired
 	fenceSeq   uint64        // hintSeq of that hint
+	left       []leftMaster  // masters the client switched away from (see leftmaster.go)
 	kept       bool          // no sentinel answered: addr (or the replica list) was kept, see keepLastKnown
 	subscribed map[string]bool
 	meta       map[string]*sentinelMeta
@@ -455,7 +456,7 @@ func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
 	for _, addr := range cands {
 		conn, err := r.dialVerify(ctx, addr, roleMaster)
 		if err == nil {
-			r.commit(addr, answerEpoch(answers, addr), c)
+			r.commit(addr, answerEpoch(answers, addr, r.corroboration()), c)
 			r.keepSpare(conn, addr, c)
 			return nil
 		}
@@ -497,6 +498,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 		return
 	}
 	r.fenced = false
+	r.leaveLocked(old, r.epoch, addr, epoch)
 	r.addr = addr
 	r.epoch = epoch
 	r.gen++
