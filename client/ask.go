@@ -26,9 +26,10 @@ type queryResult struct {
 // A query that has not answered within SentinelTimeout is slow: the next
 // sentinel is asked beside it. When the client has a verified master it
 // could keep (see keepLastKnown), a slow query counts as failed, as
-// before. Otherwise (no master yet, the master fenced by an event, or
-// resolutions failing: the start of a fleet, a failover) waiting is the
-// only way to serve the command, and a slow query is still waited for, up
+// before. Otherwise (no master yet, the master fenced by an event, its
+// connections failing, or resolutions failing: the start of a fleet, a
+// failover) waiting is the only way to serve the command, and a slow
+// query is still waited for, up
 // to the resolution's deadline: the first answer, even a late one, is
 // taken once every sentinel was asked. Under a fleet's load every
 // sentinel answers late; giving up at SentinelTimeout failed the
@@ -39,7 +40,12 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	r.mu.Lock()
 	order := append([]string(nil), r.sentinels...)
 	cur, known := r.addr, r.epoch
-	patient := r.addr == "" || r.fenced || r.failStreak > 0
+	// A master whose connections just failed (suspect) is no master to
+	// fall back on either: under a fleet's load every sentinel answers
+	// late, and an impatient round after a SIGKILL failed for every
+	// client with ErrNoSentinelReachable (three sentinel errors each)
+	// and was followed by full rounds instead of the outage poll.
+	patient := r.addr == "" || r.fenced || r.failStreak > 0 || r.suspect
 	// After a fence (an event named the current master as the old one)
 	// the sender of the event is first in the list: it is asked alone
 	// first, and its answer is enough when it names a newer master (see

@@ -38,6 +38,7 @@ type resolver struct {
 	gen        uint64        // bumped on every address change
 	genA       atomic.Uint64 // copy of gen for the per-command hot path
 	valid      bool          // cache usable
+	suspect    bool          // a connection to addr failed (or READONLY/MASTERDOWN) since it was verified: see ask
 	verifiedAt time.Time     // when addr was last confirmed by a resolution
 	replicas   []replicaInfo // replica mode: last list, usable entries only
 	inflight   *call         // singleflight resolution
@@ -215,6 +216,7 @@ func (r *resolver) invalidate(gen uint64) {
 	r.mu.Lock()
 	if r.gen == gen {
 		r.valid = false
+		r.suspect = true
 	}
 	r.mu.Unlock()
 }
@@ -423,6 +425,7 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 		return nil // the address already moved on
 	}
 	r.valid = false
+	r.suspect = true
 	if r.inflight == nil && time.Since(r.lastEnd) < r.opt.MinRoleBackoff {
 		err := r.lastErr
 		r.mu.Unlock()
@@ -489,6 +492,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 	}
 	old := r.addr
 	r.valid = true
+	r.suspect = false
 	r.verifiedAt = time.Now()
 	r.fenced = false
 	r.kept = false
