@@ -350,10 +350,12 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 	// sharedproof.go), primary subscriptions only; heard: the last frame
 	// read on this connection.
 	var proof *sentinelProof
+	heard := time.Now()
 	if primary {
 		proof = r.sentinelProof(from)
+		r.primaryUp(proof, heard, false)
+		defer r.primaryUp(nil, time.Time{}, false)
 	}
-	heard := time.Now()
 	var turnDue time.Time // another subscription's PING in flight is due then
 	for {
 		wait := quiet
@@ -437,10 +439,15 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 				// SentinelTimeout for it first).
 				r.mu.Lock()
 				r.sentinels.toBack(from)
+				wasLive := primary && r.liveLocked(time.Now())
+				if primary {
+					// Unanswered on this very connection: the
+					// process-wide proof does not count for it either.
+					r.liveUntil, r.primaryFlagged = time.Time{}, true
+				}
 				r.mu.Unlock()
-				if primary && r.eventPathLive(time.Now()) {
-					// Unanswered: not live any more, poll from now on.
-					r.setLive(time.Time{})
+				if wasLive {
+					// Not live any more: poll from now on.
 					r.pokeRun()
 				}
 			}
@@ -457,7 +464,10 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 		turnDue = time.Time{}
 		if primary {
 			proof.prove(heard)
-			r.setLive(heard.Add(r.liveWindow()))
+			r.mu.Lock()
+			r.liveUntil = heard.Add(r.liveWindow())
+			r.primaryHeard, r.primaryFlagged = heard, false
+			r.mu.Unlock()
 		}
 		if sc.resp3 && !m.push {
 			if !sc.deliver(m) {

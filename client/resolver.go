@@ -87,8 +87,14 @@ type resolver struct {
 	poke      chan struct{} // wakes the lifecycle loop (a subscription died)
 	spool     sentinelPool  // persistent sentinel query connections
 	liveUntil time.Time     // the primary subscription proved the event path live until then
-	checking  atomic.Bool   // a check (reconcile, catch-up) is running
-	replyTime atomic.Int64  // the sentinels' recent reply time, ns (see noteReply)
+	// primaryProof, primaryHeard, primaryFlagged: the primary
+	// subscription's sentinel proof, last frame and overdue health check
+	// (see liveLocked).
+	primaryProof   *sentinelProof
+	primaryHeard   time.Time
+	primaryFlagged bool
+	checking       atomic.Bool  // a check (reconcile, catch-up) is running
+	replyTime      atomic.Int64 // the sentinels' recent reply time, ns (see noteReply)
 	// lastCloseFailed: the last data connection closed had failed or
 	// was retired (the idle stop then waits failGrace).
 	lastCloseFailed bool
@@ -563,7 +569,7 @@ func jitter(d time.Duration) time.Duration {
 // client. The caller holds r.mu.
 func (r *resolver) failGap() time.Duration {
 	if errors.Is(r.lastErr, ErrMasterUnreachable) && time.Since(r.failSince) < r.opt.DialTimeout {
-		if time.Now().Before(r.liveUntil) {
+		if r.liveLocked(time.Now()) {
 			// The event path is proven live: the failover's
 			// +promoted-slave / +switch-master starts the next
 			// resolution at once, so polling fast would only load the
@@ -664,7 +670,7 @@ func (r *resolver) outagePoll(ctx context.Context, c *call) (done bool, err erro
 	r.mu.Lock()
 	cur := r.addr
 	ok := cur != "" && !r.fenced && r.want == roleMaster && errors.Is(r.lastErr, ErrMasterUnreachable) &&
-		time.Now().Before(r.liveUntil) && len(r.sentinels) > 0
+		r.liveLocked(time.Now()) && len(r.sentinels) > 0
 	var front string
 	if ok {
 		front = r.sentinels[0]
