@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Shared health checks (see docs/client.md, "One health check per
-// sentinel per process").
+// Shared health checks (FailoverOptions.ShareHealthChecks, off by
+// default; see docs/client.md, "One health check per sentinel per
+// process").
 //
 // The primary subscription of every client sends a PING after 3/5 of
 // VerifyInterval of silence, to prove that its sentinel still delivers
@@ -42,10 +43,11 @@ type sentinelProof struct {
 var sentinelProofs sync.Map
 
 // sentinelProof returns the process-wide proof of sentinel addr, or nil
-// when this client dials its sentinels with its own Dialer (its path may
+// when the client does not share health checks (ShareHealthChecks off,
+// the default) or dials its sentinels with its own Dialer (its path may
 // differ from another client's to the same address).
 func (r *resolver) sentinelProof(addr string) *sentinelProof {
-	if r.sentinelDialer() != nil {
+	if !r.opt.ShareHealthChecks || r.sentinelDialer() != nil {
 		return nil
 	}
 	k := proofKey{addr: addr, tls: r.sentinelTLS() != nil}

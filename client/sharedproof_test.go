@@ -21,7 +21,7 @@ func TestSharedHealthCheck(t *testing.T) {
 	const n = 10
 	var rs []*resolver
 	for i := 0; i < n; i++ {
-		rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.SentinelAddrs(), ReconcileInterval: -1})
+		rdb := newTestClient(t, FailoverOptions{SentinelAddrs: c.SentinelAddrs(), ReconcileInterval: -1, ShareHealthChecks: true})
 		if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
 			t.Fatalf("SET: %v", err)
 		}
