@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"time"
 )
@@ -25,9 +26,10 @@ type queryResult struct {
 // A query that has not answered within SentinelTimeout is slow: the next
 // sentinel is asked beside it. When the client has a verified master it
 // could keep (see keepLastKnown), a slow query counts as failed, as
-// before. Otherwise (no master yet, the master fenced by an event, or
-// resolutions failing: the start of a fleet, a failover) waiting is the
-// only way to serve the command, and a slow query is still waited for, up
+// before. Otherwise (no master yet, the master fenced by an event, its
+// connections failing, or resolutions failing: the start of a fleet, a
+// failover) waiting is the only way to serve the command, and a slow
+// query is still waited for, up
 // to the resolution's deadline: the first answer, even a late one, is
 // taken once every sentinel was asked. Under a fleet's load every
 // sentinel answers late; giving up at SentinelTimeout failed the
@@ -38,7 +40,12 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	r.mu.Lock()
 	order := append([]string(nil), r.sentinels...)
 	cur, known := r.addr, r.epoch
-	patient := r.addr == "" || r.fenced || r.failStreak > 0
+	// A master whose connections just failed (suspect) is no master to
+	// fall back on either: under a fleet's load every sentinel answers
+	// late, and an impatient round after a SIGKILL failed for every
+	// client with ErrNoSentinelReachable (three sentinel errors each)
+	// and was followed by full rounds instead of the outage poll.
+	patient := r.addr == "" || r.fenced || r.failStreak > 0 || r.suspect
 	// After a fence (an event named the current master as the old one)
 	// the sender of the event is first in the list: it is asked alone
 	// first, and its answer is enough when it names a newer master (see
@@ -47,6 +54,7 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	// switching together sends half the queries.
 	fencedFirst := r.fenced && r.addr != "" && r.epoch >= 0
 	base := r.actCtxLocked()
+	view := r.trustViewLocked()
 	r.mu.Unlock()
 	// Queries not needed any more (quorum reached, resolution abandoned)
 	// finish in the background, bounded by their deadline (patient) or
@@ -85,7 +93,12 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 	for pending < first && next < len(order) {
 		launch()
 	}
-	var answers []*masterAnswer
+	// answers are the raw answers; usable is what screen keeps of them
+	// (answers about masters the client left or claims about the current
+	// one need corroboration, see leftmaster.go), and only usable answers
+	// count towards SentinelQuorum.
+	var answers, usable []*masterAnswer
+	var trusts []trust
 	var attempts []error
 	notFound := false
 	abandoned := false
@@ -123,7 +136,7 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 					slow[s] = true
 				}
 			}
-			for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+			for ctx.Err() == nil && pending-len(slow)+len(usable) < r.opt.SentinelQuorum && next < len(order) {
 				launch()
 			}
 			if len(answers) > 0 && pending == len(slow) && next >= len(order) {
@@ -154,25 +167,43 @@ func (r *resolver) ask(ctx context.Context) ([]*masterAnswer, []error, bool) {
 			attempts = append(attempts, &SentinelError{Addr: s, Err: errMasterUnknownHere})
 			r.answered(s, nil)
 		default:
+			r.answered(s, a.sentinels)
+			hadUsable := len(usable) > 0
+			answers = append(answers, a)
+			usable, trusts = view.screen(answers)
 			r.mu.Lock()
-			if len(answers) == 0 && !wasSlow {
+			if !hadUsable && !wasSlow && trusts[len(trusts)-1] == trustOK {
 				r.sentinels.toFront(s)
 			}
 			r.mu.Unlock()
-			r.answered(s, a.sentinels)
-			answers = append(answers, a)
 		}
-		if len(answers) >= r.opt.SentinelQuorum || (a != nil && newerThanKnown(a, cur, known)) ||
-			(fencedFirst && a != nil && a.promoting && a.addr != cur) {
+		trusted := a != nil && len(trusts) > 0 && trusts[len(trusts)-1] == trustOK && q.err == nil
+		if len(usable) >= r.opt.SentinelQuorum || (trusted && newerThanKnown(a, cur, known)) ||
+			(fencedFirst && trusted && a.promoting && a.addr != cur) {
 			break
 		}
-		for ctx.Err() == nil && pending-len(slow)+len(answers) < r.opt.SentinelQuorum && next < len(order) {
+		for ctx.Err() == nil && pending-len(slow)+len(usable) < r.opt.SentinelQuorum && next < len(order) {
 			launch()
 		}
 		if len(answers) > 0 && pending == len(slow) && next >= len(order) {
 			break // the others are slow: rank what answered
 		}
 	}
+	// Answers that name a master the client left without corroboration
+	// are not used; their sentinels go to the back of the list, so that
+	// the next verification asks another one first.
+	for i, a := range answers {
+		if trusts[i] == trustDropped {
+			attempts = append(attempts, &SentinelError{Addr: a.sentinel, Err: errLeftMaster})
+			r.stats.untrustedAnswers.Add(1)
+			r.mu.Lock()
+			r.sentinels.toBack(a.sentinel)
+			r.mu.Unlock()
+			r.log(slog.LevelWarn, "a sentinel names a master the client left, and no other sentinel confirms it: ignored",
+				"sentinel", a.sentinel, "named", a.addr, "epoch", a.epoch)
+		}
+	}
+	answers = usable
 	// Ties in the ranking go to the sentinel earlier in the list, not to
 	// the faster one.
 	pos := make(map[string]int, len(order))
@@ -215,17 +246,6 @@ func rawEpoch(a *masterAnswer) int64 {
 		return a.epoch - 1
 	}
 	return a.epoch
-}
-
-// answerEpoch is the highest config epoch reported with addr.
-func answerEpoch(answers []*masterAnswer, addr string) int64 {
-	e := int64(-1)
-	for _, a := range answers {
-		if a.addr == addr {
-			e = max(e, rawEpoch(a))
-		}
-	}
-	return e
 }
 
 // noAnswerErr builds the DiscoveryError for a resolution with no answer.

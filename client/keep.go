@@ -68,6 +68,7 @@ func (r *resolver) keep(c *call, addr string, err error) error {
 	first := !r.kept
 	r.kept = true
 	r.valid = true
+	r.suspect = false
 	r.verifiedAt = time.Now()
 	r.mu.Unlock()
 	r.stats.keptWithoutSentinels.Add(1)

@@ -316,7 +316,7 @@ func (r *resolver) check(ctx context.Context) {
 		if len(answers) > 0 && r.preferEarly(candidates(answers))[0] == cur {
 			r.mu.Lock()
 			if r.addr == cur {
-				r.epoch = max(r.epoch, answerEpoch(answers, cur))
+				r.epoch = max(r.epoch, answerEpoch(answers, cur, r.corroborationLocked()))
 			}
 			r.mu.Unlock()
 			return

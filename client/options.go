@@ -111,6 +111,21 @@ type FailoverOptions struct {
 	// keeps the promoted node (while it reports master) even if lagging
 	// sentinels still name the old master (default 10 s).
 	PromotionGrace time.Duration
+	// ShareHealthChecks lets the clients of one process that subscribe to
+	// the same sentinel (same address, no Dialer of their own) share one
+	// Pub/Sub health check: a frame read on one client's subscription
+	// proves the sentinel live for the others, and each connection then
+	// checks itself only after max(10 × 3/5 × VerifyInterval, 5 s) of
+	// silence (docs/client.md, "One health check per sentinel per
+	// process"). It cuts the PINGs of a process running many clients of
+	// the same sentinels; the cost is that a subscription that stops
+	// delivering alone (a stalled proxy or NAT flow, or, behind a load
+	// balancer, a connection that reached another sentinel than its
+	// siblings) is noticed after that silence instead of within
+	// VerifyInterval. Off by default (false): each subscription proves
+	// itself, as in go-redis; a process with one client gains nothing
+	// from it.
+	ShareHealthChecks bool
 	// ReconcileInterval is how often the background loop re-resolves the
 	// master as a safety net for lost Pub/Sub messages (default 10 s; -1
 	// disables the loop). Each client reconciles at its own random phase

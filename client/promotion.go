@@ -29,7 +29,9 @@ func (r *resolver) followPromotion(addr string) {
 		return
 	}
 	r.mu.Lock()
-	if r.following == addr || r.addr == addr || r.closed() {
+	if r.following == addr || r.addr == addr || r.closed() || r.isLeftLocked(addr) {
+		// A master the client left is gone back to only when the
+		// sentinels corroborate it (leftmaster.go), never on an event.
 		r.mu.Unlock()
 		return
 	}
@@ -83,10 +85,13 @@ func (r *resolver) pollPromotion(ctx context.Context, addr string) {
 				c.Close()
 				c = nil
 			case role == roleMaster:
-				r.stats.earlyPromotions.Add(1)
 				r.mu.Lock()
-				old := r.addr
+				old, left := r.addr, r.isLeftLocked(addr)
 				r.mu.Unlock()
+				if left {
+					return
+				}
+				r.stats.earlyPromotions.Add(1)
 				r.commit(addr, -1, nil)
 				r.mu.Lock()
 				r.earlyFrom, r.earlyUntil = old, time.Now().Add(r.opt.PromotionGrace)
@@ -145,7 +150,15 @@ func (r *resolver) eventSwitch(ctx context.Context, c *call) bool {
 	r.mu.Lock()
 	addr, from, old, epoch := r.eventAddr, r.eventFrom, r.addr, r.epoch
 	ok := c != nil && addr != "" && c.seq == r.eventSeq && r.fenced && r.want == roleMaster
+	left := ok && r.isLeftLocked(addr)
 	r.mu.Unlock()
+	if left {
+		// A master the client left (an event from a lying sentinel, or
+		// a genuine failback): only corroborating sentinels take the
+		// client back there (leftmaster.go).
+		r.log(slog.LevelInfo, "the master an event named is one the client left: asking the sentinels", "sentinel", from, "named", addr)
+		return false
+	}
 	if !ok {
 		return false
 	}

@@ -346,8 +346,28 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 	var pingedAt time.Time
 	var answer time.Duration // bound for the PING in flight (answerScaled when sent)
 	flagged := false         // the PING is overdue
+	// proof: the process-wide proof that this sentinel delivers (see
+	// sharedproof.go), primary subscriptions only; heard: the last frame
+	// read on this connection.
+	var proof *sentinelProof
+	heard := time.Now()
+	if primary {
+		proof = r.sentinelProof(from)
+		r.primaryUp(proof, heard, false)
+		defer r.primaryUp(nil, time.Time{}, false)
+	}
+	var turnDue time.Time // another subscription's PING in flight is due then
 	for {
 		wait := quiet
+		if p := proof.since(); pingedAt.IsZero() && p.After(heard) {
+			// Woken when the shared proof would expire.
+			wait = max(time.Until(p.Add(quiet)), time.Millisecond)
+		}
+		if pingedAt.IsZero() && !turnDue.IsZero() {
+			// Another subscription's PING is in flight: woken when
+			// it should have been answered.
+			wait = max(time.Until(turnDue), time.Millisecond)
+		}
 		switch {
 		case pingedAt.IsZero():
 		case !flagged:
@@ -366,6 +386,40 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 				return // broken, or cut inside a frame
 			}
 			switch {
+			case pingedAt.IsZero() && r.sharedProofFresh(proof, heard, quiet):
+				// Another client's subscription to this sentinel was
+				// heard from within quiet: the event path is as live
+				// as theirs; no PING of our own yet.
+				turnDue = time.Time{}
+				r.setLive(proof.since().Add(r.liveWindow()))
+				continue
+			case pingedAt.IsZero() && time.Since(heard) < r.ownCheckEvery():
+				// The shared proof is stale: one subscription pings
+				// for the process, the others wait for its answer;
+				// when it did not come, each checks its own
+				// connection (and is flagged if that goes unanswered
+				// too).
+				mine, due := !turnDue.IsZero(), time.Time{}
+				if !mine {
+					mine, due = proof.takeTurn(time.Now(), r.answerScaled(primary))
+				}
+				if !mine {
+					// Live while that PING may still be answered, as
+					// with a PING of our own in flight.
+					turnDue = due
+					r.mu.Lock()
+					if r.liveUntil.Before(due) {
+						r.liveUntil = due
+					}
+					r.mu.Unlock()
+					continue
+				}
+				turnDue = time.Time{}
+				if !r.sendPing(sc, quiet) {
+					return
+				}
+				pingedAt, flagged = time.Now(), false
+				answer = r.answerScaled(primary)
 			case pingedAt.IsZero():
 				if !r.sendPing(sc, quiet) {
 					return
@@ -385,10 +439,15 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 				// SentinelTimeout for it first).
 				r.mu.Lock()
 				r.sentinels.toBack(from)
+				wasLive := primary && r.liveLocked(time.Now())
+				if primary {
+					// Unanswered on this very connection: the
+					// process-wide proof does not count for it either.
+					r.liveUntil, r.primaryFlagged = time.Time{}, true
+				}
 				r.mu.Unlock()
-				if primary && r.eventPathLive(time.Now()) {
-					// Unanswered: not live any more, poll from now on.
-					r.setLive(time.Time{})
+				if wasLive {
+					// Not live any more: poll from now on.
 					r.pokeRun()
 				}
 			}
@@ -401,8 +460,14 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 		}
 		pingedAt, flagged = time.Time{}, false
 		sc.setUnhealthy(false)
+		heard = time.Now()
+		turnDue = time.Time{}
 		if primary {
-			r.setLive(time.Now().Add(r.liveWindow()))
+			proof.prove(heard)
+			r.mu.Lock()
+			r.liveUntil = heard.Add(r.liveWindow())
+			r.primaryHeard, r.primaryFlagged = heard, false
+			r.mu.Unlock()
 		}
 		if sc.resp3 && !m.push {
 			if !sc.deliver(m) {
@@ -415,6 +480,17 @@ func (r *resolver) readSub(sc *subConn, from string, primary bool) {
 		}
 		r.onEvent(m.arr[1].str, m.arr[2].str, from)
 	}
+}
+
+// sharedProofFresh reports whether a primary subscription last heard
+// from at heard may take the process-wide proof (see sharedproof.go)
+// instead of sending its own PING now: another subscription to the same
+// sentinel was heard from within quiet, and this connection itself within
+// ownCheckEvery.
+func (r *resolver) sharedProofFresh(proof *sentinelProof, heard time.Time, quiet time.Duration) bool {
+	p := proof.since()
+	now := time.Now()
+	return !p.IsZero() && now.Sub(p) < quiet && now.Sub(heard) < r.ownCheckEvery()
 }
 
 // sendPing sends the health check on a silent subscription; it reports

@@ -38,6 +38,7 @@ type resolver struct {
 	gen        uint64        // bumped on every address change
 	genA       atomic.Uint64 // copy of gen for the per-command hot path
 	valid      bool          // cache usable
+	suspect    bool          // a connection to addr failed (or READONLY/MASTERDOWN) since it was verified: see ask
 	verifiedAt time.Time     // when addr was last confirmed by a resolution
 	replicas   []replicaInfo // replica mode: last list, usable entries only
 	inflight   *call         // singleflight resolution
@@ -46,6 +47,7 @@ type resolver struct {
 	epoch      int64         // config epoch backing addr (-1 unknown)
 	fenced     bool          // a hint named addr as the old master; its connections were retired
 	fenceSeq   uint64        // hintSeq of that hint
+	left       []leftMaster  // masters the client switched away from (see leftmaster.go)
 	kept       bool          // no sentinel answered: addr (or the replica list) was kept, see keepLastKnown
 	subscribed map[string]bool
 	meta       map[string]*sentinelMeta
@@ -85,8 +87,14 @@ type resolver struct {
 	poke      chan struct{} // wakes the lifecycle loop (a subscription died)
 	spool     sentinelPool  // persistent sentinel query connections
 	liveUntil time.Time     // the primary subscription proved the event path live until then
-	checking  atomic.Bool   // a check (reconcile, catch-up) is running
-	replyTime atomic.Int64  // the sentinels' recent reply time, ns (see noteReply)
+	// primaryProof, primaryHeard, primaryFlagged: the primary
+	// subscription's sentinel proof, last frame and overdue health check
+	// (see liveLocked).
+	primaryProof   *sentinelProof
+	primaryHeard   time.Time
+	primaryFlagged bool
+	checking       atomic.Bool  // a check (reconcile, catch-up) is running
+	replyTime      atomic.Int64 // the sentinels' recent reply time, ns (see noteReply)
 	// lastCloseFailed: the last data connection closed had failed or
 	// was retired (the idle stop then waits failGrace).
 	lastCloseFailed bool
@@ -214,6 +222,7 @@ func (r *resolver) invalidate(gen uint64) {
 	r.mu.Lock()
 	if r.gen == gen {
 		r.valid = false
+		r.suspect = true
 	}
 	r.mu.Unlock()
 }
@@ -422,6 +431,7 @@ func (r *resolver) refresh(ctx context.Context, seenGen uint64) error {
 		return nil // the address already moved on
 	}
 	r.valid = false
+	r.suspect = true
 	if r.inflight == nil && time.Since(r.lastEnd) < r.opt.MinRoleBackoff {
 		err := r.lastErr
 		r.mu.Unlock()
@@ -455,7 +465,7 @@ func (r *resolver) resolveMaster(ctx context.Context, c *call) error {
 	for _, addr := range cands {
 		conn, err := r.dialVerify(ctx, addr, roleMaster)
 		if err == nil {
-			r.commit(addr, answerEpoch(answers, addr), c)
+			r.commit(addr, answerEpoch(answers, addr, r.corroboration()), c)
 			r.keepSpare(conn, addr, c)
 			return nil
 		}
@@ -488,6 +498,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 	}
 	old := r.addr
 	r.valid = true
+	r.suspect = false
 	r.verifiedAt = time.Now()
 	r.fenced = false
 	r.kept = false
@@ -497,6 +508,7 @@ func (r *resolver) commit(addr string, epoch int64, c *call) {
 		return
 	}
 	r.fenced = false
+	r.leaveLocked(old, r.epoch, addr, epoch)
 	r.addr = addr
 	r.epoch = epoch
 	r.gen++
@@ -557,7 +569,7 @@ func jitter(d time.Duration) time.Duration {
 // client. The caller holds r.mu.
 func (r *resolver) failGap() time.Duration {
 	if errors.Is(r.lastErr, ErrMasterUnreachable) && time.Since(r.failSince) < r.opt.DialTimeout {
-		if time.Now().Before(r.liveUntil) {
+		if r.liveLocked(time.Now()) {
 			// The event path is proven live: the failover's
 			// +promoted-slave / +switch-master starts the next
 			// resolution at once, so polling fast would only load the
@@ -658,7 +670,7 @@ func (r *resolver) outagePoll(ctx context.Context, c *call) (done bool, err erro
 	r.mu.Lock()
 	cur := r.addr
 	ok := cur != "" && !r.fenced && r.want == roleMaster && errors.Is(r.lastErr, ErrMasterUnreachable) &&
-		time.Now().Before(r.liveUntil) && len(r.sentinels) > 0
+		r.liveLocked(time.Now()) && len(r.sentinels) > 0
 	var front string
 	if ok {
 		front = r.sentinels[0]

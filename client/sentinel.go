@@ -116,7 +116,7 @@ func (r *resolver) queryMaster(ctx context.Context, addr string) (*masterAnswer,
 	if r.wantPeers(addr) {
 		cmds = append(cmds, []string{"SENTINEL", "SENTINELS", name})
 	}
-	rs, err := r.sentinelDo(ctx, addr, cmds...)
+	rs, err := r.sharedDo(ctx, addr, cmds...)
 	if err != nil {
 		return nil, err
 	}

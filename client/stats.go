@@ -17,6 +17,7 @@ type counters struct {
 	blockedCut, sentinelDials, sentinelCommands   atomic.Uint64
 	verifications, pubSubLost, reconcilesSkipped  atomic.Uint64
 	keptWithoutSentinels, eventSwitches           atomic.Uint64
+	untrustedAnswers                              atomic.Uint64
 	lastFailover                                  atomic.Int64 // unix ns
 }
 
@@ -43,6 +44,7 @@ type Stats struct {
 	PubSubLost           uint64    // subscriptions found dead by their health check (open but silent)
 	KeptWithoutSentinels uint64    // resolutions in which no sentinel answered and the last verified node was kept (it answered ROLE)
 	EventSwitches        uint64    // switches to the master a fencing event named (+promoted-slave, +switch-master), verified with ROLE, without a sentinel query
+	UntrustedAnswers     uint64    // sentinel answers ignored: they named a master the client left, and not enough other sentinels confirmed it
 	SentinelDials        uint64    // connections opened to sentinels (queries and subscriptions)
 	SentinelCommands     uint64    // commands sent to sentinels (queries, handshakes, SUBSCRIBE, health-check PINGs)
 	LastFailover         time.Time // when the last master change was committed (zero if none)
@@ -74,6 +76,7 @@ func (r *resolver) snapshot() Stats {
 		PubSubLost:           r.stats.pubSubLost.Load(),
 		KeptWithoutSentinels: r.stats.keptWithoutSentinels.Load(),
 		EventSwitches:        r.stats.eventSwitches.Load(),
+		UntrustedAnswers:     r.stats.untrustedAnswers.Load(),
 		SentinelDials:        r.stats.sentinelDials.Load(),
 		SentinelCommands:     r.stats.sentinelCommands.Load(),
 	}

@@ -22,8 +22,11 @@ type liarCase struct {
 	name string
 	// fake: "" (no fake sentinel), "lagging" (a fake sentinel first in
 	// both clients' lists that keeps naming the old master with the old
-	// config epoch) or "replica" (a fake first in the lists that names a
-	// replica, made writable, from start to end).
+	// config epoch), "newer" (a fake first in both lists that names the
+	// old master with config epoch 1000 from start to end: after the
+	// switch it claims a newer epoch for the old master) or "replica" (a
+	// fake first in the lists that names a replica, made writable, from
+	// start to end).
 	fake string
 	// planned: SENTINEL FAILOVER with the old master fenced (it stays a
 	// writable master and keeps every write it acknowledges); otherwise
@@ -36,6 +39,7 @@ type liarCase struct {
 var liarCases = []liarCase{
 	{"lagging sentinel first, SENTINEL FAILOVER (old master fenced)", "lagging", true, false},
 	{"lagging sentinel first, SIGKILL", "lagging", false, false},
+	{"lying sentinel first claims a newer epoch for the old master, SENTINEL FAILOVER (old master fenced)", "newer", true, false},
 	{"lying sentinel first names a writable replica, SIGKILL", "replica", false, false},
 	{"lying sentinel first names a writable replica, SENTINEL FAILOVER (old master fenced)", "replica", true, false},
 	{"no Pub/Sub (SUBSCRIBE refused, NOPERM), SENTINEL FAILOVER (old master fenced)", "", true, true},
@@ -172,6 +176,8 @@ func liarRound(t *testing.T, lc liarCase) (ours, goRedis liarResult) {
 	switch lc.fake {
 	case "lagging":
 		fake = startFakeSentinel(t, oldAddr, 0)
+	case "newer":
+		fake = startFakeSentinel(t, oldAddr, 1000)
 	case "replica":
 		fake = startFakeSentinel(t, repAddr, 0)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -403,6 +404,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 			}
 		}
 	}
+	stopProfile := windowProfile(t, k.name)
 	kill := time.Now()
 	killAt.Store(kill.UnixNano())
 	victim.Kill()
@@ -428,6 +430,7 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 		time.Sleep(10 * time.Millisecond) // polling the writers' progress
 	}
 	run.window = time.Since(kill)
+	stopProfile()
 	run.conns, run.cmds = snap(t, sentinels).since(s2)
 	run.windowCPU = sentinelCPU(c) - cpu2
 	// The sentinels' own failover, from their logs: whether the fleet's
@@ -465,6 +468,37 @@ func runLoad(t *testing.T, k loadContender, n int, period time.Duration) loadRun
 	close(stop)
 	wg.Wait()
 	return run
+}
+
+// windowProfile starts a CPU profile of the test process for the
+// failover window when GOSENTINEL_BENCH_CPUPROFILE names a file prefix
+// (one file per contender: <prefix>-<contender>.pprof): where a starved
+// process spends the CPU it gets. The returned function stops it.
+func windowProfile(t *testing.T, contender string) func() {
+	prefix := os.Getenv("GOSENTINEL_BENCH_CPUPROFILE")
+	if prefix == "" {
+		return func() {}
+	}
+	name := prefix + "-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(contender)) + ".pprof"
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatalf("cpu profile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		t.Logf("cpu profile not started: %v", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		t.Logf("%s: CPU profile of the window in %s", contender, name)
+	}
 }
 
 // baselineWindow is how long the "no client" contender observes the

@@ -67,6 +67,7 @@ func NewCollector(rdb *redis.Client, constLabels prometheus.Labels) *Collector {
 	add("pubsub_lost", "Subscriptions found dead by their health check.", func(s client.Stats) uint64 { return s.PubSubLost })
 	add("kept_without_sentinels", "Resolutions in which no sentinel answered and the last verified node was kept.", func(s client.Stats) uint64 { return s.KeptWithoutSentinels })
 	add("event_switches", "Switches to the master a fencing event named, verified with ROLE, without a sentinel query.", func(s client.Stats) uint64 { return s.EventSwitches })
+	add("untrusted_answers", "Sentinel answers ignored: they named a master the client left, without corroboration.", func(s client.Stats) uint64 { return s.UntrustedAnswers })
 	add("sentinel_dials", "Connections opened to sentinels.", func(s client.Stats) uint64 { return s.SentinelDials })
 	add("sentinel_commands", "Commands sent to sentinels.", func(s client.Stats) uint64 { return s.SentinelCommands })
 	return c

@@ -37,7 +37,7 @@ func TestCollector(t *testing.T) {
 		}
 	}
 	if got["gosentinel_client_dials_total"] != 1 || got["gosentinel_client_resolutions_total"] < 1 ||
-		got["gosentinel_client_sentinels"] != 1 || len(got) != 26 {
+		got["gosentinel_client_sentinels"] != 1 || len(got) != 27 {
 		t.Fatalf("metrics %v", got)
 	}
 	plain := prometheus.NewPedanticRegistry()
