@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gosentinel/gosentinel/internal/testutil"
-	"github.com/redis/go-redis/v9"
 )
 
 // liarEpoch is the config epoch the lying sentinel claims for the old
@@ -62,20 +60,7 @@ func TestLyingSentinelNewerEpochForOldMaster(t *testing.T) {
 				PromotionGrace: time.Millisecond, ReconcileInterval: 300 * time.Millisecond})
 			w := startAckWriter(t, rdb, "lie:")
 			testutil.WaitFor(t, 5*time.Second, "writes before the failover", func() bool { return w.count() > 50 })
-			sw := watchSwitch(t, c.SentinelAddrs(), c.Name, oldAddr)
-			sc := redis.NewClient(&redis.Options{Addr: c.Sentinels[2].Addr(), MaxRetries: -1, Protocol: 2})
-			defer sc.Close()
-			if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.Name).Err(); err != nil {
-				t.Fatalf("SENTINEL FAILOVER: %v", err)
-			}
-			select {
-			case <-sw.found:
-			case <-time.After(30 * time.Second):
-				t.Fatal("no sentinel named a new master within 30 s")
-			}
-			sw.mu.Lock()
-			event, newAddr := sw.at, sw.addr
-			sw.mu.Unlock()
+			event, newAddr := plannedFailover(t, c, oldAddr, nil)
 			liar.set(oldAddr, liarEpoch)
 			// Long enough for several reconciliations after the switch.
 			testutil.WaitFor(t, 15*time.Second, "writes issued 3 s after the switch", func() bool {

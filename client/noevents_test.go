@@ -123,6 +123,30 @@ type switchWatch struct {
 	found chan struct{}
 }
 
+// plannedFailover runs SENTINEL FAILOVER on c's third sentinel (after
+// before, when not nil) and returns when and to which address the first
+// sentinel switched away from old.
+func plannedFailover(t *testing.T, c *testutil.SentinelCluster, old string, before func()) (time.Time, string) {
+	t.Helper()
+	sw := watchSwitch(t, c.SentinelAddrs(), c.Name, old)
+	if before != nil {
+		before()
+	}
+	sc := redis.NewClient(&redis.Options{Addr: c.Sentinels[2].Addr(), MaxRetries: -1, Protocol: 2})
+	defer sc.Close()
+	if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.Name).Err(); err != nil {
+		t.Fatalf("SENTINEL FAILOVER: %v", err)
+	}
+	select {
+	case <-sw.found:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no sentinel named a new master within 30 s")
+	}
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.at, sw.addr
+}
+
 func watchSwitch(t *testing.T, sentinels []string, name, old string) *switchWatch {
 	t.Helper()
 	w := &switchWatch{stop: make(chan struct{}), done: make(chan struct{}), found: make(chan struct{})}
@@ -215,21 +239,7 @@ func TestFollowsWithoutEvents(t *testing.T) {
 			rdb := newTestClient(t, FailoverOptions{SentinelAddrs: sentinels, PubSubSentinels: subs})
 			w := startAckWriter(t, rdb, "ne:")
 			testutil.WaitFor(t, 5*time.Second, "writes before the failover", func() bool { return w.count() > 50 })
-			sw := watchSwitch(t, c.SentinelAddrs(), c.Name, oldAddr)
-			before()
-			sc := redis.NewClient(&redis.Options{Addr: c.Sentinels[2].Addr(), MaxRetries: -1, Protocol: 2})
-			defer sc.Close()
-			if err := sc.Do(context.Background(), "SENTINEL", "FAILOVER", c.Name).Err(); err != nil {
-				t.Fatalf("SENTINEL FAILOVER: %v", err)
-			}
-			select {
-			case <-sw.found:
-			case <-time.After(30 * time.Second):
-				t.Fatal("no sentinel named a new master within 30 s")
-			}
-			sw.mu.Lock()
-			event, newAddr := sw.at, sw.addr
-			sw.mu.Unlock()
+			event, newAddr := plannedFailover(t, c, oldAddr, before)
 			testutil.WaitFor(t, 10*time.Second, "writes issued 1.5 s after the switch", func() bool {
 				return w.ackedAfter(event.Add(verifyBound + 500*time.Millisecond))
 			})
