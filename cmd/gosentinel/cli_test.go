@@ -59,12 +59,12 @@ func TestCommandLineExits(t *testing.T) {
 		{"help", []string{"--help"}, 0, `(?s)^Usage: gosentinel /path/to/sentinel.conf`, ""},
 		{"no config", []string{}, 1, `Sentinel needs config file on disk to save state\. Exiting\.\.\.\n$`, ""},
 		{"missing file", []string{"nope.conf"}, 1, `Fatal error, can't open config file '.*/nope\.conf': no such file or directory`, ""},
-		{"fatal config error", []string{"bad.conf"}, 1, `^$`,
-			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n\(gosentinel: /.*/bad\.conf:3\)\n$`},
-		{"fatal error in an included file", []string{"inc.conf"}, 1, `^$`,
-			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n\(gosentinel: /.*/bad\.conf:3\)\n$`},
-		{"fatal error in an override", []string{"good.conf", "--port", "x"}, 1, `^$`,
-			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'port "x"'\n.+\n\(gosentinel: /.*/good\.conf:3\)\n$`},
+		{"fatal config error", []string{"bad.conf"}, 1, `# Fatal config file error at /.*/bad\.conf:3: Quorum must be 1 or greater\.\n$`,
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n$`},
+		{"fatal error in an included file", []string{"inc.conf"}, 1, `# Fatal config file error at /.*/bad\.conf:3: Quorum must be 1 or greater\.\n$`,
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'sentinel monitor mym 127\.0\.0\.1 6379 0'\nQuorum must be 1 or greater\.\n$`},
+		{"fatal error in an override", []string{"good.conf", "--port", "x"}, 1, `# Fatal config file error at /.*/good\.conf:3: `,
+			`^\n\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*\nReading the configuration file, at line 3\n>>> 'port "x"'\n.+\n$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

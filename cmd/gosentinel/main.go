@@ -61,13 +61,14 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ce *config.ConfigError
 		if errors.As(err, &ce) {
-			// Redis' block, byte for byte, then the file the line is in
-			// (Redis names no file, which leaves an error inside an
-			// included file, or in the command-line options that follow the
-			// file's last line, without a place).
+			// Redis' block on stderr, byte for byte; the file the line is
+			// in goes to the log (stdout): Redis names no file, which
+			// leaves an error inside an included file, or in the
+			// command-line options that follow the file's last line,
+			// without a place.
 			fmt.Fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s\n", Version, ce.Line, ce.Text, ce.Msg)
 			if ce.File != "" {
-				fmt.Fprintf(stderr, "(gosentinel: %s:%d)\n", ce.File, ce.Line)
+				logLine(stdout, runtime.LevelWarning, fmt.Sprintf("Fatal config file error at %s:%d: %s", ce.File, ce.Line, ce.Msg))
 			}
 			return 1
 		}
