@@ -14,6 +14,7 @@
 //	go run ./bench/cmd/hostilelat -runs 3
 //	go run ./bench/cmd/hostilelat -runs 1 -loads glob,idle
 //	go run ./bench/cmd/hostilelat -runs 1 -loads large -samples /tmp/s
+//	go run ./bench/cmd/hostilelat -runs 2 -loads events,large -spinners 6
 package main
 
 import (
@@ -33,8 +34,10 @@ import (
 
 func main() {
 	hostile.ProbeMain()
+	hostile.SpinMain()
 	o := hostile.DefaultOptions()
 	var loads, samples string
+	var spinners int
 	runner.Main("hostilelat", 3, func(fs *flag.FlagSet) {
 		names := make([]string, len(hostile.Loads))
 		for i, l := range hostile.Loads {
@@ -45,12 +48,22 @@ func main() {
 		fs.DurationVar(&o.Baseline, "baseline", o.Baseline, "victim timing before each load")
 		fs.DurationVar(&o.Load, "load-time", o.Load, "load duration before the master is stopped")
 		fs.BoolVar(&o.NoLogfile, "no-logfile", false, "start the sentinels without a logfile (they log to /dev/null)")
+		fs.IntVar(&spinners, "spinners", 0, "processes that each keep a core busy (at this command's nice level) during every run: a shared machine's load average, reproduced")
 		fs.StringVar(&samples, "samples", "", "directory to write every victim round of each run to (<load>-<impl>-<run>.txt), to line up slow rounds with a profile")
 		out := fs.Lookup("out")
 		out.DefValue = "bench/results/hostilelat.json"
 		_ = out.Value.Set(out.DefValue)
 	}, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
 		o.DownAfterMs = cfg.DownAfter[0]
+		if spinners > 0 {
+			stop, err := hostile.StartSpinners(spinners)
+			if err != nil {
+				fmt.Fprintln(out, err)
+				return
+			}
+			defer stop()
+			fmt.Fprintf(out, "%d spinners keep the cores busy\n", spinners)
+		}
 		for _, name := range strings.Split(loads, ",") {
 			l, ok := hostile.LoadByName(strings.TrimSpace(name))
 			if !ok {
