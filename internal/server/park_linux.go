@@ -147,12 +147,18 @@ func (s *Server) unpark(c *client) {
 // is held. The parker goroutine holds a count of s.wg while any client is
 // parked, so the Add cannot race Server.Close's Wait.
 func (p *parker) resumeLocked(s *Server, c *client) {
+	p.stopTimerLocked(c)
+	s.wg.Add(1)
+	go c.resume()
+}
+
+// stopTimerLocked stops the idle-timeout timer of c, which is no longer
+// parked; p.mu is held.
+func (p *parker) stopTimerLocked(c *client) {
 	if c.parkTimer != nil {
 		c.parkTimer.Stop()
 		c.parkTimer = nil
 	}
-	s.wg.Add(1)
-	go c.resume()
 }
 
 // run is the parker goroutine: it resumes the clients whose sockets
@@ -175,15 +181,34 @@ func (p *parker) run(s *Server) {
 				if n == 0 {
 					return false // wait for the poller
 				}
+				var ready [len(events)]*client
+				k := 0
 				p.mu.Lock()
 				for _, ev := range events[:n] {
 					id := int64(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32)
 					if c := p.parked[id]; c != nil {
 						delete(p.parked, id)
-						p.resumeLocked(s, c)
+						p.stopTimerLocked(c)
+						ready[k] = c
+						k++
 					}
 				}
 				p.mu.Unlock()
+				// Like the accept loop, start at most maxStarting of
+				// them ahead of their goroutines (accept.go): a burst
+				// of parked clients becoming readable at once does not
+				// queue hundreds of runnable goroutines ahead of an
+				// established client's request. This goroutine holds a
+				// count of s.wg (above), so the Adds cannot race Close.
+				for _, c := range ready[:k] {
+					s.wg.Add(1)
+					select {
+					case s.starting <- struct{}{}:
+						go c.startResume()
+					case <-s.ctx.Done():
+						go c.resume()
+					}
+				}
 			}
 		})
 	}

@@ -255,3 +255,38 @@ func TestParkUnavailable(t *testing.T) {
 		t.Fatalf("%d clients, want 1", n)
 	}
 }
+
+// TestResumeTakesStartToken: the parker resumes a client that became
+// readable only when a start token is free, like the accept loop
+// (accept.go): a burst of parked clients made readable at once cannot
+// queue more than maxStarting goroutines ahead of an established client.
+// Without the token the parked client was answered at once while every
+// token was held.
+func TestResumeTakesStartToken(t *testing.T) {
+	setParkDelay(t, time.Millisecond)
+	s, addr, _ := startServer(t, Config{})
+	a := dial(t, addr)
+	a.cmd("PING")
+	a.expect("+PONG\r\n")
+	if !pollFor(func() bool { return s.parkedCount() == 1 }) {
+		t.Fatalf("%d parked clients, want 1", s.parkedCount())
+	}
+	// Hold every token, as goroutines not yet started would.
+	for range maxStarting {
+		s.starting <- struct{}{}
+	}
+	a.cmd("PING")
+	if !pollFor(func() bool { return s.parkedCount() == 0 }) {
+		t.Fatal("the parker did not take the readable client")
+	}
+	_ = a.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	buf := make([]byte, 16)
+	if n, err := a.conn.Read(buf); err == nil {
+		t.Fatalf("resumed while every start token was held: read %q", buf[:n])
+	}
+	<-s.starting // one token free: the client's goroutine starts
+	a.expect("+PONG\r\n")
+	for range maxStarting - 1 {
+		<-s.starting
+	}
+}
