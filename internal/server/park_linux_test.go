@@ -290,3 +290,38 @@ func TestResumeTakesStartToken(t *testing.T) {
 		<-s.starting
 	}
 }
+
+// TestCrowdedDelayOnlyForNewClients: while the server is crowded, a
+// connection that has served more than freshCommands commands keeps the
+// ordinary park delay; a new one parks after the crowded delay. Before,
+// every connection took the crowded delay, and an established client
+// (hostilelat's victim) parked during a burst of new connections.
+func TestCrowdedDelayOnlyForNewClients(t *testing.T) {
+	old, oldCrowded, oldCrowd := parkDelay, parkDelayCrowded, parkCrowd
+	parkDelay, parkDelayCrowded, parkCrowd = time.Hour, time.Millisecond, -1 // always crowded
+	t.Cleanup(func() { parkDelay, parkDelayCrowded, parkCrowd = old, oldCrowded, oldCrowd })
+	s, addr, _ := startServer(t, Config{})
+	est := dial(t, addr)
+	est.cmd("CLIENT", "ID")
+	estID := est.value().Int
+	for range freshCommands {
+		est.cmd("PING")
+		if v := est.value(); v.Str != "PONG" {
+			t.Fatalf("PING answered %v", v)
+		}
+	}
+	fresh := dial(t, addr)
+	fresh.cmd("CLIENT", "ID")
+	freshID := fresh.value().Int
+	isParked := func(id int64) bool {
+		s.parker.mu.Lock()
+		defer s.parker.mu.Unlock()
+		return s.parker.parked[id] != nil
+	}
+	if !pollFor(func() bool { return isParked(freshID) }) {
+		t.Fatal("the new connection did not park after the crowded delay")
+	}
+	if isParked(estID) {
+		t.Fatalf("the established connection (%d commands) parked after the crowded delay", freshCommands+1)
+	}
+}

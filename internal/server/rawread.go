@@ -198,7 +198,7 @@ func (c *client) armReadDeadline(park bool) {
 	c.idleDeadline = idle
 	d, isPark := idle, false
 	if park {
-		delay := c.s.parkAfter()
+		delay := c.s.parkAfter(c)
 		if left := c.deadline.Sub(now); idle.IsZero() && c.parkDeadline && left > delay/2 && left <= delay {
 			return
 		}
