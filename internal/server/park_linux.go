@@ -132,6 +132,22 @@ func (s *Server) park(c *client) bool {
 	return true
 }
 
+// inputPending reports whether c's socket has input to read now. The
+// park deadline can fire while a request already sits in the socket, the
+// poller not having reported it yet (both Ps busy: a trace of the `idle`
+// load showed the victim's connection park 50 ms after its PONG with its
+// next request pending, and then wait 128 ms for the parker, which was
+// resuming a crowd): such a connection keeps its goroutine.
+func (c *client) inputPending() bool {
+	pending := false
+	_ = c.rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		pending = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+	})
+	return pending
+}
+
 // unpark resumes c if it is parked (kill, idle timeout).
 func (s *Server) unpark(c *client) {
 	p := &s.parker

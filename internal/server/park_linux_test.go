@@ -325,3 +325,39 @@ func TestCrowdedDelayOnlyForNewClients(t *testing.T) {
 		t.Fatalf("the established connection (%d commands) parked after the crowded delay", freshCommands+1)
 	}
 }
+
+// TestInputPendingBeforePark: inputPending, which a connection checks
+// when its park deadline fires (a request may already be in its socket,
+// not reported by the poller yet), sees bytes waiting in the socket
+// without reading them. The client is parked and every start token held,
+// so no goroutine reads its socket meanwhile.
+func TestInputPendingBeforePark(t *testing.T) {
+	setParkDelay(t, time.Millisecond)
+	s, addr, _ := startServer(t, Config{})
+	a := dial(t, addr)
+	a.cmd("CLIENT", "ID")
+	id := a.value().Int
+	s.mu.Lock()
+	c := s.clients[id]
+	s.mu.Unlock()
+	if c == nil || c.rc == nil {
+		t.Fatal("client not found or not on the raw read path")
+	}
+	if !pollFor(func() bool { return s.parkedCount() == 1 }) {
+		t.Fatalf("%d parked clients, want 1", s.parkedCount())
+	}
+	if c.inputPending() {
+		t.Fatal("input pending on an idle connection")
+	}
+	for range maxStarting {
+		s.starting <- struct{}{}
+	}
+	a.send("PING\r\n")
+	if !pollFor(c.inputPending) {
+		t.Fatal("inputPending missed a request waiting in the socket")
+	}
+	for range maxStarting {
+		<-s.starting
+	}
+	a.expect("+PONG\r\n")
+}
