@@ -92,16 +92,20 @@ func soakGrowth(samples []procSample, start time.Time, warmup time.Duration) (rs
 	if k < 3 {
 		k = 3
 	}
-	med := func(xs []procSample) float64 {
+	med := func(xs []procSample, f func(procSample) float64) float64 {
 		v := make([]float64, len(xs))
 		for i, x := range xs {
-			v[i] = x.rssKiB
+			v[i] = f(x)
 		}
 		sort.Float64s(v)
 		return v[len(v)/2]
 	}
-	rssKiB = med(s[len(s)-k:]) - med(s[:k])
-	fds = s[len(s)-1].fds - s[0].fds
+	rss := func(x procSample) float64 { return x.rssKiB }
+	files := func(x procSample) float64 { return float64(x.fds) }
+	rssKiB = med(s[len(s)-k:], rss) - med(s[:k], rss)
+	// A sentinel's links come and go (a peer's reconnect, a replica's
+	// link): open files are compared as medians too, not as two samples.
+	fds = int(med(s[len(s)-k:], files) - med(s[:k], files))
 	var n, sx, sy, sxx, sxy float64
 	for _, x := range s {
 		t := x.at.Sub(s[0].at).Minutes()
