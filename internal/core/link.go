@@ -348,19 +348,13 @@ func (s *Sentinel) sendPing(i *instance) bool {
 }
 
 // dropInstanceConnections closes the connections of a master and all its
-// replicas (after auth-pass/auth-user change). They are redialled at the
-// next tick, not paced by ping-period from the last attempt: a sentinel
-// whose wrong password kept its pub/sub connection redialling every second
-// would otherwise wait up to a second more to use the right one (fault-lab
-// F4: redis-sentinel 0.17–0.20 s, gosentinel 0.66–0.87 s before).
+// replicas (after auth-pass/auth-user change).
 func (s *Sentinel) dropInstanceConnections(m *instance) {
 	s.closeConn(m.link, false)
 	s.closeConn(m.link, true)
-	m.link.lastReconnTime = 0
 	for _, r := range m.sortedReplicas() {
 		s.closeConn(r.link, false)
 		s.closeConn(r.link, true)
-		r.link.lastReconnTime = 0
 	}
 }
 
