@@ -233,8 +233,8 @@ func TestFailoverCompare(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | event → first write on the new master issued after +switch-master (median) | first +switch-master → first acked write (median / max) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | of them issued after the first +switch-master (median / max) | rounds |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| scenario | client | event → first acked write (median) | event → first write on the new master issued after +switch-master (median) | first +switch-master → first acked write (median / max) | failed writes (median) | acked writes not on the final master (median / max) | event → last such write (median) | of them issued after the first +switch-master (median / max) | rounds where event → first acked write ≤ go-redis's | rounds |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarios {
 		if !strings.Contains(sc.name, only) {
 			continue
@@ -242,7 +242,7 @@ func TestFailoverCompare(t *testing.T) {
 		for _, ct := range contenders {
 			rs := results[sc.name][ct.name]
 			ms := func(f float64) string { return time.Duration(f).Round(time.Millisecond).String() }
-			fmt.Fprintf(&b, "| %s | %s | %v | %v | %v / %v | %d | %d / %d | %v | %d / %d | %d |\n", sc.name, ct.name,
+			fmt.Fprintf(&b, "| %s | %s | %v | %v | %v / %v | %d | %d / %d | %v | %d / %d | %s | %d |\n", sc.name, ct.name,
 				median(rs, func(r result) float64 { return float64(r.recovery) }, ms),
 				median(rs, func(r result) float64 { return float64(r.onNew) }, ms),
 				median(rs, func(r result) float64 { return float64(r.sinceSwitch) }, ms),
@@ -253,6 +253,7 @@ func TestFailoverCompare(t *testing.T) {
 				time.Duration(medianF(rs, func(r result) float64 { return float64(r.lastLost) })).Round(time.Millisecond),
 				int(medianF(rs, func(r result) float64 { return float64(r.afterSwitch) })),
 				maxOf(rs, func(r result) int { return r.afterSwitch }),
+				aheadOf(rs, results[sc.name][contenders[len(contenders)-1].name], ct.name == contenders[len(contenders)-1].name),
 				len(rs))
 		}
 	}
@@ -345,6 +346,21 @@ func runRound(t *testing.T, sc scenario) map[string]result {
 		out[contenders[i].name] = r
 	}
 	return out
+}
+
+// aheadOf counts the rounds where rs's event → first acknowledged write
+// is at most go-redis's in the same round ("—" for go-redis itself).
+func aheadOf(rs, goRedis []result, self bool) string {
+	if self {
+		return "—"
+	}
+	n, k := min(len(rs), len(goRedis)), 0
+	for i := range n {
+		if rs[i].recovery <= goRedis[i].recovery {
+			k++
+		}
+	}
+	return fmt.Sprintf("%d of %d", k, n)
 }
 
 func medianF(rs []result, f func(result) float64) float64 {
