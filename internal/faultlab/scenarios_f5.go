@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -166,14 +168,151 @@ func f5Announce(ctx context.Context, e *Env) {
 	e.Set("sentinels_bad_port", float64(badEntries))
 }
 
+// rogueSentinel is a TLS listener on obs posing as a sentinel with a bad
+// server certificate (F5's outgoing direction): a sentinel that learns it
+// from a hello must refuse it in the handshake. It records, per
+// connecting host, how each handshake ended and whether any command got
+// through.
+type rogueSentinel struct {
+	ln        net.Listener
+	mu        sync.Mutex
+	dialers   map[string]bool   // sentinel hosts that connected
+	completed int               // handshakes the client completed (it accepted the certificate)
+	outcomes  map[string]string // first handshake error per host
+	wg        sync.WaitGroup
+}
+
+// startRogue listens on obs at port with cert.
+func startRogue(e *Env, port int, cert tls.Certificate) (*rogueSentinel, error) {
+	ln, err := e.Top.Host("obs").Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		return nil, err
+	}
+	r := &rogueSentinel{ln: tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}),
+		dialers: map[string]bool{}, outcomes: map[string]string{}}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for {
+			c, err := r.ln.Accept()
+			if err != nil {
+				return
+			}
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(probeTimeout))
+				herr := c.(*tls.Conn).Handshake()
+				ip, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+				h := e.Top.HostOf(ip)
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				r.dialers[h] = true
+				if herr == nil {
+					r.completed++
+					r.outcomes[h] = "handshake completed (certificate accepted)"
+				} else if r.outcomes[h] == "" {
+					r.outcomes[h] = herr.Error()
+				}
+			}()
+		}
+	}()
+	return r, nil
+}
+
+// stop closes the listener and waits for the connections in progress.
+func (r *rogueSentinel) stop() {
+	r.ln.Close()
+	r.wg.Wait()
+}
+
+// f5Rogues announces two rogue sentinels on obs, one serving a wrong-CA
+// certificate and one an expired certificate of the lab CA, with a hello
+// the lab client publishes on the master (after the failover, so the
+// extra sentinels the peers now count cannot change the election), and
+// waits until every sentinel has tried to link to both or 6 s passed.
+func f5Rogues(ctx context.Context, e *Env, master string) error {
+	t := e.Top
+	m, err := t.SentinelMaster(ctx, t.SentinelHosts[0])
+	if err != nil {
+		return fmt.Errorf("SENTINEL MASTER: %w", err)
+	}
+	ip, port, _ := strings.Cut(t.RedisAddr(master), ":")
+	rogues := []struct {
+		name string
+		port int
+		cert tls.Certificate
+	}{{"wrongca", SentinelPort, t.tls.WrongCA}, {"expired", SentinelPort + 1, t.tls.Expired}}
+	var rs []*rogueSentinel
+	defer func() {
+		for _, r := range rs {
+			r.stop()
+		}
+	}()
+	obsIP := t.Host("obs").IP()
+	for i, rg := range rogues {
+		r, err := startRogue(e, rg.port, rg.cert)
+		if err != nil {
+			return fmt.Errorf("rogue %s: %w", rg.name, err)
+		}
+		rs = append(rs, r)
+		// Sentinel epoch 0 (no effect on the peers' current epoch), the
+		// master as it is now with its config epoch: the hello only adds
+		// a sentinel.
+		hello := fmt.Sprintf("%s,%d,%s,0,%s,%s,%s,%s", obsIP, rg.port, strings.Repeat(strconv.Itoa(i+1), 40), MasterName, ip, port, m["config-epoch"])
+		if _, err := t.RedisDo(ctx, master, "PUBLISH", "__sentinel__:hello", hello); err != nil {
+			return fmt.Errorf("publish the %s rogue's hello: %w", rg.name, err)
+		}
+	}
+	deadline := time.Now().Add(6 * time.Second)
+	for time.Now().Before(deadline) {
+		all := true
+		for _, r := range rs {
+			r.mu.Lock()
+			all = all && len(r.dialers) >= len(t.SentinelHosts)
+			r.mu.Unlock()
+		}
+		if all {
+			break
+		}
+		if err := e.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	for i, r := range rs {
+		r.stop()
+		name := rogues[i].name
+		e.Set("rogue_"+name+"_dialers", float64(len(r.dialers)))
+		e.Set("rogue_"+name+"_accepted", float64(r.completed))
+		for _, h := range t.SentinelHosts {
+			if o, ok := r.outcomes[h]; ok {
+				e.Note("F5 sentinel-%s linking to a rogue sentinel with a %s certificate: %s", h, name, o)
+			} else {
+				e.Note("F5 sentinel-%s never linked to the rogue sentinel with a %s certificate", h, name)
+			}
+		}
+	}
+	rs = nil
+	alive := 0
+	for _, h := range t.SentinelHosts {
+		if _, err := t.SentinelDo(ctx, h, "PING"); err == nil && t.live("sentinel-"+h) {
+			alive++
+		}
+	}
+	e.Set("alive_after_rogues", float64(alive))
+	return nil
+}
+
 func init() {
 	n := 3 // T3
 	register(&Scenario{
 		ID: "F5", Title: "TLS only, bad peers", ExpectFailover: true,
 		Setup: Setup{TLS: true},
 		Fault: "every redis-server and sentinel on TLS only (port 0, tls-port, tls-auth-clients yes, tls-replication yes; lab CA), writers/sampler over TLS; " +
-			"from c1 to each sentinel and the master: a plaintext command, then PUBLISH of a fake hello + a command over TLS with a wrong-CA and with an expired certificate; then SIGKILL the master",
-		Expected: "handshake refused / no reply to every bad peer, no crash, no fake sentinel; hellos and SENTINEL SENTINELS announce the TLS port; failover over TLS as in A1",
+			"from c1 to each sentinel and the master: a plaintext command, then PUBLISH of a fake hello + a command over TLS with a wrong-CA and with an expired certificate; " +
+			"SIGKILL the master; after the failover, two rogue sentinels on obs (wrong-CA and expired server certificates) announced by a hello on the new master",
+		Expected: "no command answered to a bad peer, no crash, no fake sentinel counted; hellos and SENTINEL SENTINELS announce the TLS port; failover over TLS as in A1 (RTO_switch <= 7 s); every sentinel links to the rogues and refuses their certificates",
 		Schedule: func(ctx context.Context, e *Env) error {
 			f5Announce(ctx, e)
 			if err := f5Probes(ctx, e); err != nil {
@@ -185,8 +324,17 @@ func init() {
 				return err
 			}
 			f5Alive(ctx, e)
-			_, err := killMaster(ctx, e, "h1")
+			m, err := killMaster(ctx, e, "h1")
 			e.Heal()
+			if err != nil {
+				return err
+			}
+			// The outgoing direction, once the failover is over.
+			if _, err := e.WaitConverged(ctx, 20*time.Second); err != nil {
+				return err
+			}
+			err = f5Rogues(ctx, e, m)
+			e.Heal() // the rogue listeners are gone
 			return err
 		},
 		Criteria: []Criterion{
@@ -199,6 +347,11 @@ func init() {
 			extraEquals("hello_bad_announce", 0, "hellos announce the sentinel's IP and TLS port"),
 			extraEquals("sentinels_bad_port", 0, "SENTINEL SENTINELS lists the TLS ports"),
 			extraEquals("sentinels_entries", float64(n*(n-1)), "SENTINEL SENTINELS lists every peer"),
+			extraEquals("rogue_wrongca_dialers", float64(n), "every sentinel linked to the wrong-CA rogue sentinel"),
+			extraEquals("rogue_expired_dialers", float64(n), "every sentinel linked to the expired rogue sentinel"),
+			extraEquals("rogue_wrongca_accepted", 0, "no sentinel accepted the wrong-CA server certificate"),
+			extraEquals("rogue_expired_accepted", 0, "no sentinel accepted the expired server certificate"),
+			extraEquals("alive_after_rogues", float64(n), "every sentinel alive and answering after the rogue peers"),
 			rtoSwitchWithin(7), oneSwitchPerSentinel()},
 	})
 }

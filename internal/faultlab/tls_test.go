@@ -81,21 +81,31 @@ func TestListenLines(t *testing.T) {
 	}
 }
 
-// TestTLSProbesAgainstRedis: against a real redis-server's TLS port
-// (client certificates required) the lab client gets PONG through
-// tlsDialer, while the probes of F5 (plaintext, wrong-CA, expired
-// certificate) get no answer; a plain PING on a plain port is recognised
-// as an answer (so a probe that is served would be seen).
-func TestTLSProbesAgainstRedis(t *testing.T) {
+// TestTLSProbesAgainstDataNodes: against a real redis-server's and
+// valkey-server's TLS port (client certificates required) the lab client
+// gets PONG through tlsDialer, while the probes of F5 (plaintext,
+// wrong-CA, expired certificate) get no answer; a plain PING on a plain
+// port is recognised as an answer (so a probe that is served would be
+// seen).
+func TestTLSProbesAgainstDataNodes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts redis-server")
+		t.Skip("starts redis-server and valkey-server")
 	}
+	for _, node := range []struct {
+		name  string
+		start func(t testutil.TB, extra ...string) *testutil.Process
+	}{{"redis-server", testutil.StartRedis}, {"valkey-server", testutil.StartValkey}} {
+		t.Run(node.name, func(t *testing.T) { testTLSProbes(t, node.start) })
+	}
+}
+
+func testTLSProbes(t *testing.T, start func(t testutil.TB, extra ...string) *testutil.Process) {
 	l, err := newLabTLS(t.TempDir(), []net.IP{net.ParseIP("127.0.0.1")}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	tlsPort := testutil.FreePort(t)
-	r := testutil.StartRedis(t, "tls-port "+strconv.Itoa(tlsPort), "tls-cert-file "+l.Cert, "tls-key-file "+l.Key,
+	r := start(t, "tls-port "+strconv.Itoa(tlsPort), "tls-cert-file "+l.Cert, "tls-key-file "+l.Key,
 		"tls-ca-cert-file "+l.CA, "tls-auth-clients yes")
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(tlsPort))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
