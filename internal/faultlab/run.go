@@ -112,7 +112,13 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		}
 	}()
 	goBin := opts.GoBin
-	if goBin == "" {
+	if goBin != "" {
+		// Every process starts in its host's directory: a relative path
+		// ("bin/gosentinel") would not be found there.
+		if goBin, err = filepath.Abs(goBin); err != nil {
+			return nil, fmt.Errorf("faultlab: gosentinel binary: %w", err)
+		}
+	} else {
 		goBin, err = testutil.BuildGosentinelContext(ctx, opts.ModuleDir, filepath.Join(dir, "bin"))
 		if err != nil {
 			return nil, fmt.Errorf("faultlab: %w", err)
