@@ -319,7 +319,6 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		return nil
 	}
 	setup := top.Setup
-	obs := top.Host("obs")
 	var redisT, sentT []workload.Target
 	for _, h := range top.RedisHosts {
 		redisT = append(redisT, workload.Target{Name: h, Addr: top.RedisAddr(h), Kind: workload.KindRedis})
@@ -329,7 +328,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: obs.DialContext,
+	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: top.Dialer("obs"),
 		Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 	if err != nil {
 		r.Error = fmt.Sprintf("sampler: %v", err)
@@ -366,7 +365,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 			addrs = append(addrs, top.ClientSentinelAddr(h))
 		}
 		w, err := workload.StartWriter(runCtx, workload.WriterConfig{Name: ws.Name, Client: ws.Client, MasterName: MasterName,
-			Sentinels: addrs, Dialer: top.Host(ws.Host).DialContext, Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8,
+			Sentinels: addrs, Dialer: top.Dialer(ws.Host), Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8,
 			Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 		if err != nil {
 			r.Error = fmt.Sprintf("writer %s: %v", ws.Name, err)
@@ -430,7 +429,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		in.FinalMaster = top.RedisAddr(master)
 		if len(ops) > 0 {
 			rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
-			fr, err := workload.ReadBack(rctx, obs.DialContext, top.currentRedisAddr(master), 8, setup.Auth.RedisPass)
+			fr, err := workload.ReadBack(rctx, top.Dialer("obs"), top.currentRedisAddr(master), 8, setup.Auth.RedisPass)
 			rcancel()
 			if err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("read-back from %s failed: %v", master, err))
