@@ -1,0 +1,332 @@
+package faultlab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
+)
+
+// G8, connection flood (known-bugs-and-reliability.md §4 G): one sentinel
+// holds 10 k idle connections, slowloris connections sending a partial
+// command one byte a second, and connections up to its maxclients, while a
+// victim client times PING + GET-MASTER-ADDR-BY-NAME on it and the master
+// is SIGKILLed as in A1. The load is in g8flood.go, the victim in
+// g8victim.go.
+const (
+	// g8Host carries the flooded sentinel: the last one in every client's
+	// list, so the writers' figures measure the failover rather than how
+	// each client library handles a sentinel that refuses connections.
+	g8Host = "h3"
+	// g8FloodFrom is the host the flood and the victim dial from.
+	g8FloodFrom = "c1"
+	// g8WantIdle is §4's "10 k idle connections".
+	g8WantIdle = 10000
+	// g8Slowloris connections each send one byte of a command a second.
+	g8Slowloris = 200
+	// g8Overflow connections are dialled once maxclients is reached; each
+	// must be refused with -ERR max number of clients reached.
+	g8Overflow = 50
+	// g8Headroom is the room maxclients leaves above the flood for the
+	// clients already connected when it starts (the two peers' links, the
+	// lab's observer, sampler and subscriptions, the writers, the victim);
+	// the flood then fills it.
+	g8Headroom = 64
+	// g8RunnerReserve descriptors stay free for the rest of the lab's
+	// process (writers, sampler, other processes' pipes).
+	g8RunnerReserve = 1000
+	// g8SentinelReserve is what a sentinel keeps beyond maxclients
+	// (Redis' CONFIG_MIN_RESERVED_FDS): its own links and files.
+	g8SentinelReserve = 32
+	// g8VictimPeriod is the pause between two victim rounds.
+	g8VictimPeriod = 5 * time.Millisecond
+	// g8Dialers open the idle connections at once (each a thread in
+	// c1's namespace dialling one connection after another).
+	g8Dialers = 4
+)
+
+// g8Sizes is how many connections G8 opens and the flooded sentinel's
+// maxclients, given the descriptor limit.
+type g8Sizes struct {
+	Idle, Slowloris, Overflow, MaxClients int
+	// Capped: fewer than g8WantIdle idle connections fit in the limit.
+	Capped bool
+	// Limit is the hard RLIMIT_NOFILE the sizes were computed from.
+	Limit uint64
+}
+
+// g8Plan sizes the flood for a hard RLIMIT_NOFILE of limit, shared by the
+// load generator (this process, which inherits and raises it) and the
+// sentinels it starts (each raises its own soft limit up to it). The
+// generator holds every flood connection plus g8RunnerReserve; the
+// sentinel needs maxclients + g8SentinelReserve.
+func g8Plan(limit uint64) g8Sizes {
+	s := g8Sizes{Idle: g8WantIdle, Slowloris: g8Slowloris, Overflow: g8Overflow, Limit: limit}
+	budget := int64(min(limit, 1<<30))
+	runner := budget - g8RunnerReserve - g8Slowloris - g8Overflow - g8Headroom
+	sentinel := budget - g8SentinelReserve - g8Slowloris - g8Headroom
+	if idle := min(runner, sentinel); idle < int64(s.Idle) {
+		s.Idle = int(max(idle, 0))
+		s.Capped = true
+	}
+	s.MaxClients = s.Idle + s.Slowloris + g8Headroom
+	return s
+}
+
+// raiseNoFile raises this process's soft RLIMIT_NOFILE to its hard limit
+// (Go does so at start-up since 1.19; done again in case an embedder
+// lowered it) and returns the hard limit.
+func raiseNoFile() (uint64, error) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, fmt.Errorf("getrlimit nofile: %w", err)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			return lim.Max, fmt.Errorf("setrlimit nofile %d: %w", lim.Max, err)
+		}
+	}
+	return lim.Max, nil
+}
+
+// g8CurrentPlan is g8Plan for this process's limit.
+func g8CurrentPlan() g8Sizes {
+	limit, _ := raiseNoFile()
+	return g8Plan(limit)
+}
+
+func g8Schedule(ctx context.Context, e *Env) error {
+	plan := g8CurrentPlan()
+	e.Set("flood_idle_planned", float64(plan.Idle))
+	e.Set("maxclients", float64(plan.MaxClients))
+	e.Set("nofile_limit", float64(plan.Limit))
+	if plan.Capped {
+		e.Note("G8: RLIMIT_NOFILE %d holds only %d idle connections of %d", plan.Limit, plan.Idle, g8WantIdle)
+	}
+	from := e.Top.Host(g8FloodFrom)
+	addr := e.Top.SentinelAddr(g8Host)
+	proc := e.Top.Proc("sentinel-" + g8Host)
+	if proc == nil {
+		return fmt.Errorf("no sentinel on %s", g8Host)
+	}
+	if n, err := procNoFile(proc.PID); err == nil {
+		e.Set("sentinel_nofile", float64(n))
+	}
+	// The victim connects before the flood, so maxclients never refuses it.
+	v, err := dialVictim(ctx, from, addr)
+	if err != nil {
+		return err
+	}
+	defer v.close()
+	vctx, stopVictim := context.WithCancel(ctx)
+	victimDone := make(chan struct{})
+	go func() {
+		defer close(victimDone)
+		v.run(vctx, g8VictimPeriod)
+	}()
+	defer func() {
+		stopVictim()
+		<-victimDone
+	}()
+	if err := e.Sleep(ctx, 2*time.Second); err != nil {
+		return err
+	}
+	rssBefore, _ := procStatusKB(proc.PID, "VmRSS")
+	cpu := startProcCPU(proc.PID)
+	defer cpu.stop()
+
+	// The flood: slowloris first, then the idle connections, then fill up
+	// to maxclients and check that the next connections are refused.
+	rampStart := time.Now()
+	f := &g8Flood{from: from, addr: addr}
+	defer f.close()
+	if err := f.openSlowloris(ctx, plan.Slowloris); err != nil {
+		return err
+	}
+	slowDone := make(chan struct{})
+	sctx, stopSlow := context.WithCancel(ctx)
+	go func() {
+		defer close(slowDone)
+		f.dripSlowloris(sctx)
+	}()
+	defer func() {
+		stopSlow()
+		<-slowDone
+	}()
+	idle, dialErrs := f.openIdle(ctx, plan.Idle, g8Dialers)
+	e.Set("flood_idle_opened", float64(idle))
+	if dialErrs > 0 {
+		e.Note("G8: %d idle dials failed (first: %s)", dialErrs, f.firstErr())
+	}
+	info, err := v.info(ctx, "clients")
+	if err != nil {
+		return fmt.Errorf("INFO clients on the flooded sentinel: %w", err)
+	}
+	if fill := plan.MaxClients - infoInt(info, "connected_clients"); fill > 0 {
+		n, errs := f.openIdle(ctx, fill, 1)
+		e.Set("flood_fill", float64(n))
+		if errs > 0 {
+			e.Note("G8: %d fill dials failed (first: %s)", errs, f.firstErr())
+		}
+	}
+	refused, other := f.overflow(ctx, plan.Overflow)
+	e.Set("overflow_refused", float64(refused))
+	for _, o := range other {
+		e.Note("G8: overflow connection: %s", o)
+	}
+	rampEnd := time.Now()
+	e.Set("flood_ramp_s", secs(rampEnd.Sub(rampStart)))
+	if info, err := v.info(ctx, "clients"); err == nil {
+		e.Set("held_clients", float64(infoInt(info, "connected_clients")))
+		if mc := infoInt(info, "maxclients"); mc >= 0 {
+			e.Set("sentinel_maxclients", float64(mc))
+		}
+	}
+
+	// Held flood: 3 s, then SIGKILL the master as in A1.
+	if err := e.Sleep(ctx, 3*time.Second); err != nil {
+		return err
+	}
+	m, err := killMaster(ctx, e, "h1")
+	if err != nil {
+		return err
+	}
+	// The flooded sentinel follows: its own answer to the victim names the
+	// new master (it learns the promotion from the hellos, every 2 s).
+	seen := -1.0
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		if e.Top.HostOf(v.master()) == m {
+			seen = secs(time.Since(e.FaultAt()))
+			break
+		}
+		if err := e.Sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	e.Set("flooded_names_new_master_s", seen)
+	if err := e.Sleep(ctx, time.Second); err != nil {
+		return err
+	}
+	release := time.Now()
+	if info, err := v.info(ctx, "clients"); err == nil {
+		e.Set("held_clients_at_release", float64(infoInt(info, "connected_clients")))
+	}
+	if info, err := v.info(ctx, "stats"); err == nil {
+		e.Set("rejected_connections", float64(infoInt(info, "rejected_connections")))
+	}
+	e.Set("slowloris_open_at_release", float64(f.slowOpen()))
+	if kb, err := procStatusKB(proc.PID, "VmHWM"); err == nil {
+		e.Set("peak_rss_mb", mb(kb))
+		e.Set("rss_before_mb", mb(rssBefore))
+	}
+	cpu.stop()
+	peak, total := cpu.figures(rampStart, release)
+	e.Set("peak_cpu_pct", peak)
+	e.Set("cpu_s", total)
+	stopSlow()
+	<-slowDone
+	f.close()
+	stopVictim()
+	<-victimDone
+	e.Heal()
+
+	st := v.stats(time.Time{}, rampStart)
+	e.Set("victim_base_p99_ms", st.p99)
+	st = v.stats(rampStart, rampEnd)
+	e.Set("victim_ramp_p99_ms", st.p99)
+	e.Set("victim_ramp_max_ms", st.max)
+	st = v.stats(rampEnd, release)
+	e.Set("victim_rounds", float64(st.n))
+	e.Set("victim_p50_ms", st.p50)
+	e.Set("victim_p99_ms", st.p99)
+	e.Set("victim_max_ms", st.max)
+	e.Set("victim_over10ms_pct", st.over10Pct)
+	e.Set("victim_errors", float64(v.errors()))
+	if s := v.firstError(); s != "" {
+		e.Note("G8: victim: %s", s)
+	}
+	e.Set("flood_start_unix_ms", unixAt(rampStart))
+	return nil
+}
+
+// g8Post counts, from the recorded events, what shows the flooded
+// sentinel still took part: its own +odown (its timer and its queries to
+// the peers), its +vote-for-leader (a vote it cast, for itself or for the
+// peer that asked), and its peers' +sdown of it (a peer whose PINGs it
+// left unanswered for down-after).
+func g8Post(r *RunResult, in *workload.Input, top *Topology) {
+	floodAt, ok := atUnix(r, "flood_start_unix_ms")
+	if !ok {
+		floodAt = in.FaultAt
+	}
+	name := "sentinel-" + g8Host
+	odown, votes, peerSdown := g8Participation(in.Events, name, top.Host(g8Host).IP(), in.FaultAt, floodAt)
+	r.Extra["flooded_odown"] = float64(odown)
+	r.Extra["flooded_votes"] = float64(votes)
+	r.Extra["peer_sdown_of_flooded"] = float64(peerSdown)
+	// Peers' own record of its votes ("<myid> voted for <leader> <epoch>",
+	// logged by the candidate that asked it: a request it served).
+	if epochs := votesGrantedBy(top, g8Host, myIDOf(in.ConfigFiles[name]), in.FaultAt, time.Now()); epochs != nil {
+		r.Extra["flooded_votes_logged_by_peers"] = float64(len(epochs))
+	}
+}
+
+// g8Participation counts the flooded sentinel's (name, at ip) +odown of
+// the master and +vote-for-leader events from the fault on, and the other
+// sentinels' +sdown of it from the flood's start on.
+func g8Participation(events []workload.Event, name, ip string, faultAt, floodAt time.Time) (odown, votes, peerSdown int) {
+	for _, ev := range events {
+		switch {
+		case ev.Sentinel == name && !ev.At.Before(faultAt) && ev.Channel == "+odown" && strings.HasPrefix(ev.Payload, "master "+MasterName+" "):
+			odown++
+		case ev.Sentinel == name && !ev.At.Before(faultAt) && ev.Channel == "+vote-for-leader":
+			votes++
+		case ev.Sentinel != name && !ev.At.Before(floodAt) && ev.Channel == "+sdown" && g8NamesSentinel(ev.Payload, ip):
+			peerSdown++
+		}
+	}
+	return odown, votes, peerSdown
+}
+
+// g8NamesSentinel reports whether an event payload is about the sentinel
+// at ip ("sentinel <id> <ip> <port> @ <master> …").
+func g8NamesSentinel(payload, ip string) bool {
+	f := strings.Fields(payload)
+	return len(f) >= 4 && f[0] == "sentinel" && f[2] == ip && f[3] == fmt.Sprint(SentinelPort)
+}
+
+func mb(kb int64) float64 { return float64(kb*10/1024) / 10 }
+
+func init() {
+	register(&Scenario{
+		ID: "G8", Title: "connection flood", ExpectFailover: true,
+		Setup: Setup{SentinelExtra: func(t *Topology, h string) string {
+			if h != g8Host {
+				return ""
+			}
+			return fmt.Sprintf("maxclients %d\n", g8CurrentPlan().MaxClients)
+		}},
+		Fault: "T3; from c1 the sentinel on h3 gets 200 slowloris connections (a PING whose 4096-byte argument comes one byte a second), " +
+			"10 000 idle connections (fewer if RLIMIT_NOFILE cannot hold them), then connections up to its maxclients (set to the flood + 64) and 50 more that must be refused; " +
+			"a victim connected before the flood times PING + GET-MASTER-ADDR-BY-NAME on it every 5 ms; 3 s into the held flood SIGKILL the master as in A1",
+		Expected: "peers and the timer still served: the flooded sentinel reports +odown and votes, no peer marks it +sdown; 0 TILT; " +
+			"RTO_switch ≤ 7 s (A1's bound); maxclients refuses the overflow; figures: the victim's p50/p99/max and rounds > 10 ms, connections held, the sentinel's peak RSS and CPU",
+		Schedule: g8Schedule,
+		Post:     g8Post,
+		Criteria: []Criterion{rtoSwitchWithin(7), oneSwitchPerSentinel(),
+			{Name: "0 TILT", Check: func(r *RunResult) (bool, string) {
+				return r.Figures.TILTs == 0, fmt.Sprintf("TILT entries %d", r.Figures.TILTs)
+			}},
+			extraEquals("overflow_refused", g8Overflow, "maxclients reached: every overflow connection refused"),
+			extraEquals("victim_errors", 0, "the victim is served throughout"),
+			{Name: "the flooded sentinel takes part: +odown, a vote, no peer +sdown of it", Check: func(r *RunResult) (bool, string) {
+				o, v, s := r.Extra["flooded_odown"], r.Extra["flooded_votes"], r.Extra["peer_sdown_of_flooded"]
+				return o >= 1 && v >= 1 && s == 0, fmt.Sprintf("+odown %g, +vote-for-leader %g, peers' +sdown of it %g", o, v, s)
+			}},
+		},
+	})
+}
