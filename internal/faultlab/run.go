@@ -111,7 +111,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	goBin := opts.GoBin
+	goBin, err := absBin(opts.GoBin)
+	if err != nil {
+		return nil, fmt.Errorf("faultlab: gosentinel binary: %w", err)
+	}
 	if goBin == "" {
 		goBin, err = testutil.BuildGosentinelContext(ctx, opts.ModuleDir, filepath.Join(dir, "bin"))
 		if err != nil {
@@ -641,4 +644,15 @@ func plainRTOClient(ws map[string]WriterFigures) float64 {
 		return -1
 	}
 	return worst
+}
+
+// absBin makes a binary's path absolute: the lab starts each sentinel in
+// its host's directory, where a relative path such as bin/gosentinel
+// (`--gosentinel-bin bin/gosentinel`) names nothing ("exec: not found",
+// and the topology never becomes healthy). "" stays "".
+func absBin(path string) (string, error) {
+	if path == "" || filepath.IsAbs(path) {
+		return path, nil
+	}
+	return filepath.Abs(path)
 }
