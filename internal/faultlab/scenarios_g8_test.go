@@ -65,9 +65,16 @@ func TestG8Participation(t *testing.T) {
 		{At: at(2000), Sentinel: "sentinel-h2", Channel: "+sdown", Payload: "master mym 198.18.1.1 6379"},
 		{At: at(2000), Sentinel: "sentinel-h2", Channel: "+sdown", Payload: "slave " + ip + ":6379 " + ip + " 6379 @ mym 198.18.1.1 6379"},
 	}
-	o, v, s := g8Participation(evs, "sentinel-h3", ip, t0, at(-2000))
-	if o != 1 || v != 1 || s != 1 {
-		t.Fatalf("odown %d votes %d peer sdown %d, want 1 1 1", o, v, s)
+	evs = append(evs,
+		workload.Event{At: at(1900), Sentinel: "sentinel-h3", Channel: "+sdown", Payload: "master mym 198.18.1.1 6379"},
+		workload.Event{At: at(1950), Sentinel: "sentinel-h3", Channel: "+sdown", Payload: "master other 198.18.1.9 6379"},
+		workload.Event{At: at(1800), Sentinel: "sentinel-h1", Channel: "+sdown", Payload: "master mym 198.18.1.1 6379"})
+	p := g8Participation(evs, "sentinel-h3", ip, t0, at(-2000))
+	if p.SDown != 1 || p.ODown != 1 || p.Votes != 1 || p.PeerSDown != 1 {
+		t.Fatalf("%+v, want sdown 1 odown 1 votes 1 peer sdown 1", p)
+	}
+	if !p.SDownAt.Equal(at(1900)) || !p.PeerSDownAt.Equal(at(1800)) {
+		t.Fatalf("sdown at %v, peers' first at %v", p.SDownAt, p.PeerSDownAt)
 	}
 }
 
