@@ -221,6 +221,9 @@ func g8Schedule(ctx context.Context, e *Env) error {
 		e.Set("rejected_connections", float64(infoInt(info, "rejected_connections")))
 	}
 	e.Set("slowloris_open_at_release", float64(f.slowOpen()))
+	if kb, err := procStatusKB(proc.PID, "VmRSS"); err == nil {
+		e.Set("rss_held_mb", mb(kb))
+	}
 	if kb, err := procStatusKB(proc.PID, "VmHWM"); err == nil {
 		e.Set("peak_rss_mb", mb(kb))
 		e.Set("rss_before_mb", mb(rssBefore))
