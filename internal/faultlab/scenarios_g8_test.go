@@ -69,7 +69,20 @@ func TestG8Participation(t *testing.T) {
 		workload.Event{At: at(1900), Sentinel: "sentinel-h3", Channel: "+sdown", Payload: "master mym 198.18.1.1 6379"},
 		workload.Event{At: at(1950), Sentinel: "sentinel-h3", Channel: "+sdown", Payload: "master other 198.18.1.9 6379"},
 		workload.Event{At: at(1800), Sentinel: "sentinel-h1", Channel: "+sdown", Payload: "master mym 198.18.1.1 6379"})
-	p := g8Participation(evs, "sentinel-h3", ip, t0, at(-2000))
+	for _, ms := range []int{-2500, -1900, 100, 2000, 2100} { // one before the flood; then gaps 0.1, 2.0, 1.9, 0.1 s and 0.9 s to the release
+		evs = append(evs, workload.Event{At: at(ms), Sentinel: "sentinel-h1", Channel: workload.HelloChannel, Payload: ip + ",26379,abc,0,mym,198.18.1.1,6379,0"})
+	}
+	evs = append(evs, workload.Event{At: at(2200), Sentinel: "sentinel-h1", Channel: workload.HelloChannel, Payload: "198.18.1.2,26379,def,0,mym,198.18.1.1,6379,0"})
+	p := g8Participation(evs, "sentinel-h3", ip, t0, at(-2000), at(3000))
+	if p.Hellos != 4 || p.HelloMaxGap != 2*time.Second {
+		t.Fatalf("hellos %d, longest gap %v; want 4, 2s", p.Hellos, p.HelloMaxGap)
+	}
+	if q := g8Participation(evs, "sentinel-h3", ip, t0, at(-2000), at(6000)); q.HelloMaxGap != 3900*time.Millisecond {
+		t.Fatalf("gap to a late release %v, want 3.9s", q.HelloMaxGap)
+	}
+	if q := g8Participation(nil, "sentinel-h3", ip, t0, at(-2000), at(6000)); q.Hellos != 0 || q.HelloMaxGap != -1 {
+		t.Fatalf("no hellos: %+v", q)
+	}
 	if p.SDown != 1 || p.ODown != 1 || p.Votes != 1 || p.PeerSDown != 1 {
 		t.Fatalf("%+v, want sdown 1 odown 1 votes 1 peer sdown 1", p)
 	}
