@@ -383,6 +383,9 @@ func mb(kb int64) float64 { return float64(kb*10/1024) / 10 }
 func init() {
 	register(&Scenario{
 		ID: "G8", Title: "connection flood", ExpectFailover: true,
+		// Solo: its figures are latencies and CPU, and the flood takes
+		// half of this process's descriptors (g8Plan).
+		Solo: true,
 		Setup: Setup{SentinelExtra: func(t *Topology, h string) string {
 			if h != g8Host {
 				return ""

@@ -36,8 +36,8 @@ func TestG8Registered(t *testing.T) {
 	if !ok {
 		t.Fatal("G8 not registered")
 	}
-	if !s.ExpectFailover || s.Post == nil || s.Schedule == nil || s.Mixed {
-		t.Fatalf("G8: ExpectFailover %v Post %v Schedule %v Mixed %v", s.ExpectFailover, s.Post != nil, s.Schedule != nil, s.Mixed)
+	if !s.ExpectFailover || s.Post == nil || s.Schedule == nil || s.Mixed || !s.Solo {
+		t.Fatalf("G8: ExpectFailover %v Post %v Schedule %v Mixed %v Solo %v", s.ExpectFailover, s.Post != nil, s.Schedule != nil, s.Mixed, s.Solo)
 	}
 	top := &Topology{SentinelHosts: []string{"h1", "h2", "h3"}}
 	if got := s.Setup.SentinelExtra(top, "h1"); got != "" {
