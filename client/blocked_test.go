@@ -110,7 +110,7 @@ func TestBlockedReadersFollowTheSwitch(t *testing.T) {
 			if err := rdb.Ping(context.Background()).Err(); err != nil {
 				t.Fatalf("Ping: %v", err)
 			}
-			testutil.WaitFor(t, 5*time.Second, "subscription", func() bool { return fs.subCount() > 0 })
+			testutil.WaitFor(t, 5*time.Second, "the subscription", func() bool { return fs.subscribedBy(rdb) })
 			tc.run(t, rdb, func() { switchTo(t, fs, oldAddr, newAddr) }, newAddr)
 			st, _ := StatsOf(rdb)
 			if st.BlockedCut == 0 || st.CurrentAddr != newAddr {

@@ -42,7 +42,7 @@ func TestEventNamedMasterWithoutQuery(t *testing.T) {
 				VerifyInterval: -1, ResolveCacheTTL: time.Hour})
 			w := startAckWriter(t, rdb, "e:")
 			testutil.WaitFor(t, 5*time.Second, "writes and the subscription", func() bool {
-				return w.count() > 20 && fs.subCount() > 0
+				return w.count() > 20 && fs.subscribedBy(rdb)
 			})
 			promoteOnly(t, newAddr)
 			fs.setBlackhole(true) // no answer to any query from now on
@@ -87,7 +87,7 @@ func TestEventNamingReplicaNotUsed(t *testing.T) {
 		VerifyInterval: -1, ResolveCacheTTL: time.Hour})
 	w := startAckWriter(t, rdb, "r:")
 	testutil.WaitFor(t, 5*time.Second, "writes and the subscription", func() bool {
-		return w.count() > 20 && fs.subCount() > 0
+		return w.count() > 20 && fs.subscribedBy(rdb)
 	})
 	q0 := fs.queryCount()
 	event := time.Now()

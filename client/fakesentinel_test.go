@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // fakeSentinel is a tiny RESP server that answers the Sentinel commands the
@@ -146,6 +148,20 @@ func (f *fakeSentinel) subCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.subs)
+}
+
+// subscribedBy reports whether the client rdb reads a subscription to f:
+// f confirmed its SUBSCRIBE and the client kept the connection. subCount
+// alone is not that: it also counts an attempt the client is abandoning
+// (f refuses HELLO 3 but runs the SUBSCRIBE pipelined behind it; the
+// client closes that connection and subscribes again in RESP2), and a
+// message published before the RESP2 subscription is made is lost. Under
+// CPU load f notices the close late and that window is wide.
+func (f *fakeSentinel) subscribedBy(rdb *redis.Client) bool {
+	r := resolverOf(rdb)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.subBy[f.addr()] != nil
 }
 
 func (f *fakeSentinel) queryCount() int {

@@ -67,7 +67,7 @@ func TestHintFencesOldMaster(t *testing.T) {
 				ResolveCacheTTL: time.Hour, SentinelTimeout: 300 * time.Millisecond})
 			w := startAckWriter(t, rdb, "f:")
 			testutil.WaitFor(t, 5*time.Second, "writes and the subscription", func() bool {
-				return w.count() > 20 && fs.subCount() > 0
+				return w.count() > 20 && fs.subscribedBy(rdb)
 			})
 			before()
 			promoteOnly(t, newAddr)
@@ -198,7 +198,7 @@ func TestFenceWithoutMove(t *testing.T) {
 	if err := rdb.Set(ctx, "k", "before", 0).Err(); err != nil {
 		t.Fatalf("Set: %v", err)
 	}
-	testutil.WaitFor(t, 5*time.Second, "subscription", func() bool { return fs.subCount() > 0 })
+	testutil.WaitFor(t, 5*time.Second, "the subscription", func() bool { return fs.subscribedBy(rdb) })
 	busy := make(chan error, 1)
 	go func() { busy <- rdb.Eval(ctx, busyScript, nil).Err() }()
 	select {

@@ -25,7 +25,7 @@ func TestHealthCheckScalesWithReplyTime(t *testing.T) {
 	if err := rdb.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
-	testutil.WaitFor(t, 5*time.Second, "the subscription", func() bool { return fs.subCount() > 0 })
+	testutil.WaitFor(t, 5*time.Second, "the subscription", func() bool { return fs.subscribedBy(rdb) })
 	fs.setDelay(400 * time.Millisecond)
 	st0, _ := StatsOf(rdb)
 	// Observe 6 s: about ten health checks.

@@ -82,7 +82,7 @@ func TestStaleVerifyKeepsNewerResolution(t *testing.T) {
 			// subscribing are answered before the verification's query
 			// is held.
 			testutil.WaitFor(t, 5*time.Second, "a write, the subscription and its catch-up", func() bool {
-				return rdb.Set(ctx, "sv:k", "1", 0).Err() == nil && fs.subCount() > 0 && fs.queryCount() >= 2
+				return rdb.Set(ctx, "sv:k", "1", 0).Err() == nil && fs.subscribedBy(rdb) && fs.queryCount() >= 2
 			})
 
 			// A verification whose query the sentinel holds.

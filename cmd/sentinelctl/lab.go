@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ type labFlags struct {
 	smoke     bool
 	keep      bool
 	keepAll   bool
+	soak      time.Duration
 	parallel  int
 	list      bool
 	goBin     string
@@ -76,6 +78,7 @@ Ctrl-C or SIGTERM tears every lab down.`,
 	fl.BoolVar(&f.keep, "keep", false, "keep a failed run's lab directory (logs, configs)")
 	fl.BoolVar(&f.keepAll, "keep-all", false, "keep every run's lab directory, passed or failed (for analysing a figure of a run that passed)")
 	fl.IntVar(&f.parallel, "parallel", 1, "labs at once (1 for measured runs on a 2-core machine)")
+	fl.DurationVar(&f.soak, "soak", 0, "how long a soak scenario (F4) keeps its fault in place (0: its default, 5m; F4's full length is 1h)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.goBin, "gosentinel-bin", "", "use this gosentinel binary instead of building one")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log lab steps on stderr")
@@ -145,7 +148,7 @@ func runLab(ctx context.Context, out, errOut io.Writer, f labFlags) error {
 		level = slog.LevelDebug
 	}
 	opts := faultlab.Options{Patterns: pats, Kinds: kinds, Runs: f.runs, Seed: f.seed, Out: f.out, Smoke: f.smoke,
-		Keep: f.keep, KeepAll: f.keepAll, Parallel: f.parallel, GoBin: f.goBin, Progress: out,
+		Keep: f.keep, KeepAll: f.keepAll, Parallel: f.parallel, GoBin: f.goBin, Soak: f.soak, Progress: out,
 		Log: slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))}
 	sum, err := faultlab.Run(ctx, opts)
 	if sum != nil {

@@ -81,8 +81,7 @@ type Send struct {
 type SendKind uint8
 
 const (
-	// SendOther is a command whose reply is discarded (AUTH, CLIENT
-	// SETNAME, SLAVEOF, CONFIG REWRITE, SCRIPT KILL, ...).
+	// SendOther is a command whose reply is discarded (CLIENT SETNAME, SLAVEOF, CONFIG REWRITE, SCRIPT KILL, ...).
 	SendOther SendKind = iota
 	// SendPing is the PING whose reply keeps an instance out of SDOWN.
 	SendPing
@@ -99,6 +98,9 @@ const (
 	// gate's check that a vote request for a master we see up comes from
 	// a COORDINATED failover (votegate.go).
 	SendPeerMaster
+	// SendAuth is the AUTH of a new connection. Its reply is discarded as
+	// sentinel.c does, but an error is logged (authwarn.go).
+	SendAuth
 )
 
 // Emit is a Sentinel event (reference §10): log "<Type> <Msg>" at Level,

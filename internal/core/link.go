@@ -40,6 +40,9 @@ type instanceLink struct {
 	lastPingTime  Millis
 	lastPongTime  Millis
 	lastAvailTime Millis
+	// authWarned: an AUTH refusal on this link was logged and no AUTH has
+	// been accepted since (authwarn.go).
+	authWarned bool
 }
 
 // disconnected is link->disconnected: the command connection, or the
@@ -210,9 +213,9 @@ func (s *Sentinel) sendAuth(i *instance, pc bool) {
 	switch {
 	case a.Pass == "":
 	case a.User == "":
-		s.sendCmd(i, pc, SendOther, s.mapCmd(i, "AUTH"), a.Pass)
+		s.sendCmd(i, pc, SendAuth, s.mapCmd(i, "AUTH"), a.Pass)
 	default:
-		s.sendCmd(i, pc, SendOther, s.mapCmd(i, "AUTH"), a.User, a.Pass)
+		s.sendCmd(i, pc, SendAuth, s.mapCmd(i, "AUTH"), a.User, a.Pass)
 	}
 }
 

@@ -39,6 +39,8 @@ func (s *Sentinel) onReply(e Reply) {
 		s.reactToMasterDownReply(i.master)
 	case SendPeerMaster:
 		s.onPeerMasterReply(i, e.Value) // votegate.go
+	case SendAuth:
+		s.onAuthReply(i, l, e.Value) // authwarn.go
 	case SendSubscribe:
 		if e.Value.Kind == KindError {
 			// hiredis drops the pub/sub connection on a SUBSCRIBE error.

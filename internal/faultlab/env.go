@@ -19,6 +19,9 @@ type Env struct {
 	Lab  *netlab.Lab
 	Rand *rand.Rand
 	Kind Kind
+	// Soak is Options.Soak: how long a soak scenario keeps its fault in
+	// place (0: the scenario's default).
+	Soak time.Duration
 
 	mu          sync.Mutex
 	faultAt     time.Time

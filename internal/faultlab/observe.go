@@ -11,21 +11,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/gosentinel/gosentinel/internal/faultlab/netlab"
+	"github.com/gosentinel/gosentinel/internal/faultlab/workload"
 )
 
 // obsClients are go-redis clients dialling from inside the observer host,
 // one per address, for the runner's own checks (healthy, converged).
 type obsClients struct {
-	host *netlab.Host
+	dial workload.Dialer // from the observer host (TLS with Setup.TLS)
 	// redisPass and sentinelPass authenticate to redis and sentinel ports.
 	redisPass, sentinelPass string
 	mu                      sync.Mutex
 	c                       map[string]*redis.Client
 }
 
-func newObsClients(h *netlab.Host, redisPass, sentinelPass string) *obsClients {
-	return &obsClients{host: h, redisPass: redisPass, sentinelPass: sentinelPass, c: map[string]*redis.Client{}}
+func newObsClients(dial workload.Dialer, redisPass, sentinelPass string) *obsClients {
+	return &obsClients{dial: dial, redisPass: redisPass, sentinelPass: sentinelPass, c: map[string]*redis.Client{}}
 }
 
 func (o *obsClients) get(addr string) *redis.Client { return o.getTimeout(addr, 500*time.Millisecond) }
@@ -57,7 +57,7 @@ func (o *obsClients) getTimeout(addr string, timeout time.Duration) *redis.Clien
 	c := redis.NewClient(&redis.Options{Addr: addr, Password: pass, Protocol: 2, MaxRetries: -1, PoolSize: 1,
 		DialTimeout: 500 * time.Millisecond, ReadTimeout: timeout, WriteTimeout: 500 * time.Millisecond,
 		Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
-			return o.host.DialContext(ctx, network, a)
+			return o.dial(ctx, network, a)
 		}})
 	o.c[key] = c
 	return c

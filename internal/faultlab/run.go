@@ -50,6 +50,9 @@ type Options struct {
 	ModuleDir string
 	// GoBin is a prebuilt gosentinel binary (skips the build).
 	GoBin string
+	// Soak is how long a soak scenario (F4) keeps its fault in place
+	// (0: the scenario's own default).
+	Soak time.Duration
 	// Log receives progress (default: discard).
 	Log *slog.Logger
 	// Progress receives one line per finished run (may be nil).
@@ -111,7 +114,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	goBin := opts.GoBin
+	goBin, err := absBinary(opts.GoBin)
+	if err != nil {
+		return nil, err
+	}
 	if goBin == "" {
 		goBin, err = testutil.BuildGosentinelContext(ctx, opts.ModuleDir, filepath.Join(dir, "bin"))
 		if err != nil {
@@ -270,7 +276,7 @@ func runOne(ctx context.Context, opts Options, s *Scenario, kind Kind, run int, 
 		lab.Close()
 		ph.mark("teardown")
 	}()
-	in := execute(ctx, s, kind, lab, labDir, goBin, seed, &r, &ph)
+	in := execute(ctx, s, kind, lab, labDir, goBin, seed, opts.Soak, &r, &ph)
 	if (!r.Pass && opts.Keep) || opts.KeepAll {
 		keep = true
 		r.LabDir = labDir
@@ -299,7 +305,7 @@ func saveInput(path string, in *workload.Input) error {
 // execute is one run on a fresh lab: topology, workload, schedule,
 // convergence, read-back, check, criteria. It returns the checker's input
 // (nil when the run ended before the check).
-func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, r *RunResult, ph *phaseClock) *workload.Input {
+func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDir, goBin string, seed uint64, soak time.Duration, r *RunResult, ph *phaseClock) *workload.Input {
 	top, err := BuildTopology(ctx, lab, kind, s.Setup, labDir, goBin)
 	ph.mark("topology")
 	if top != nil {
@@ -313,7 +319,6 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		return nil
 	}
 	setup := top.Setup
-	obs := top.Host("obs")
 	var redisT, sentT []workload.Target
 	for _, h := range top.RedisHosts {
 		redisT = append(redisT, workload.Target{Name: h, Addr: top.RedisAddr(h), Kind: workload.KindRedis})
@@ -323,7 +328,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: obs.DialContext,
+	sampler, err := workload.StartSampler(runCtx, workload.SamplerConfig{MasterName: MasterName, Redis: redisT, Sentinels: sentT, Dialer: top.Dialer("obs"),
 		Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 	if err != nil {
 		r.Error = fmt.Sprintf("sampler: %v", err)
@@ -360,7 +365,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 			addrs = append(addrs, top.ClientSentinelAddr(h))
 		}
 		w, err := workload.StartWriter(runCtx, workload.WriterConfig{Name: ws.Name, Client: ws.Client, MasterName: MasterName,
-			Sentinels: addrs, Dialer: top.Host(ws.Host).DialContext, Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8,
+			Sentinels: addrs, Dialer: top.Dialer(ws.Host), Mode: ws.Mode, Replicas: len(top.RedisHosts) - 1, Rate: ws.Rate, Keys: 8,
 			Password: setup.Auth.RedisPass, SentinelPassword: setup.Auth.SentinelRequirePass})
 		if err != nil {
 			r.Error = fmt.Sprintf("writer %s: %v", ws.Name, err)
@@ -368,7 +373,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		}
 		writers = append(writers, w)
 	}
-	env := &Env{Top: top, Lab: lab, Kind: kind, Rand: rand.New(rand.NewPCG(seed, idHash(s.ID))), extra: map[string]float64{}}
+	env := &Env{Top: top, Lab: lab, Kind: kind, Rand: rand.New(rand.NewPCG(seed, idHash(s.ID))), Soak: soak, extra: map[string]float64{}}
 	// Steady state before the schedule: every writer has acknowledged writes.
 	if err := waitWritesFlow(runCtx, writers, 20*time.Second); err != nil {
 		r.Error = err.Error()
@@ -424,7 +429,7 @@ func execute(ctx context.Context, s *Scenario, kind Kind, lab *netlab.Lab, labDi
 		in.FinalMaster = top.RedisAddr(master)
 		if len(ops) > 0 {
 			rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
-			fr, err := workload.ReadBack(rctx, obs.DialContext, top.currentRedisAddr(master), 8, setup.Auth.RedisPass)
+			fr, err := workload.ReadBack(rctx, top.Dialer("obs"), top.currentRedisAddr(master), 8, setup.Auth.RedisPass)
 			rcancel()
 			if err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("read-back from %s failed: %v", master, err))
@@ -641,4 +646,25 @@ func plainRTOClient(ws map[string]WriterFigures) float64 {
 		return -1
 	}
 	return worst
+}
+
+// absBinary makes a prebuilt gosentinel path absolute (the lab starts it
+// inside each host's namespace from another working directory, where a
+// relative path is "not found") and checks that it is an executable file.
+func absBinary(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("faultlab: gosentinel binary %s: %w", p, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("faultlab: gosentinel binary: %w", err)
+	}
+	if st.IsDir() || st.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("faultlab: gosentinel binary %s is not an executable file", abs)
+	}
+	return abs, nil
 }

@@ -60,6 +60,11 @@ type Setup struct {
 	// Auth puts passwords and ACL users on redis and the sentinels
 	// (auth.go); the zero value is none.
 	Auth AuthSetup
+	// TLS runs every redis-server and sentinel on TLS only: port 0, the
+	// usual port number as tls-port, tls-auth-clients yes and
+	// tls-replication yes, with certificates of a lab CA (tls.go); the
+	// lab's writers, sampler and observer connect over TLS (F5).
+	TLS bool
 	// Prepare runs after the hosts are added and before any process
 	// starts (E3's DNS server, E4's port-mapping NAT).
 	Prepare func(ctx context.Context, t *Topology) error

@@ -34,6 +34,7 @@ type Topology struct {
 
 	hosts map[string]*netlab.Host
 	obs   *obsClients
+	tls   *labTLS // Setup.TLS: the lab CA and certificates (nil: plain TCP)
 
 	mu       sync.Mutex
 	procs    map[string]*netlab.Proc // "redis-h1" / "sentinel-h1" → process
@@ -90,7 +91,10 @@ func BuildTopology(ctx context.Context, lab *netlab.Lab, kind Kind, setup Setup,
 		t.origIP[h.Name] = h.IP()
 	}
 	step("hosts")
-	t.obs = newObsClients(t.hosts["obs"], setup.Auth.RedisPass, setup.Auth.SentinelRequirePass)
+	if err := t.setupTLS(); err != nil {
+		return nil, err
+	}
+	t.obs = newObsClients(t.Dialer("obs"), setup.Auth.RedisPass, setup.Auth.SentinelRequirePass)
 	if setup.Prepare != nil {
 		if err := setup.Prepare(ctx, t); err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
@@ -290,7 +294,8 @@ func (t *Topology) addrFor(h string) string {
 func (t *Topology) redisConf(h string) string {
 	var b strings.Builder
 	dir := t.hostDir(h, "redis")
-	fmt.Fprintf(&b, "port %d\nbind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", RedisPort, dir)
+	b.WriteString(t.listenLines(RedisPort))
+	fmt.Fprintf(&b, "bind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", dir)
 	aof := "no"
 	if t.Setup.AOF {
 		aof = "yes"
@@ -321,7 +326,8 @@ func (t *Topology) redisConf(h string) string {
 func (t *Topology) sentinelConf(h string) string {
 	s := t.Setup
 	var b strings.Builder
-	fmt.Fprintf(&b, "port %d\nbind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", SentinelPort, t.SentinelDir(h))
+	b.WriteString(t.listenLines(SentinelPort))
+	fmt.Fprintf(&b, "bind * -::*\nprotected-mode no\ndaemonize no\nlogfile \"\"\ndir %q\n", t.SentinelDir(h))
 	if s.Hostnames {
 		fmt.Fprintf(&b, "sentinel resolve-hostnames yes\nsentinel announce-hostnames yes\nsentinel announce-ip %s\n", h)
 	}

@@ -29,12 +29,12 @@ type eventWatch struct {
 func watchSentinelEvents(ctx context.Context, t *Topology, hosts []string) *eventWatch {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &eventWatch{C: make(chan sentinelEvent, 4096), cancel: cancel}
-	obs := t.Host("obs")
+	dial := t.Dialer("obs")
 	for _, h := range hosts {
 		c := redis.NewClient(&redis.Options{Addr: t.SentinelAddr(h), Protocol: 2, MaxRetries: -1,
 			DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
 			Dialer: func(ctx context.Context, network, a string) (net.Conn, error) {
-				return obs.DialContext(ctx, network, a)
+				return dial(ctx, network, a)
 			}})
 		w.wg.Add(1)
 		go func(h string) {

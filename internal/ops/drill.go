@@ -45,7 +45,8 @@ type DrillOptions struct {
 	outMu *sync.Mutex
 }
 
-// DrillReport is the result of a drill: the checks seed 001 asks for.
+// DrillReport is the result of a drill: the checks a failover drill is
+// judged by (addresses before and after, pool rebuilds, recovery time).
 type DrillReport struct {
 	Master       string     `json:"master"`
 	Mode         string     `json:"mode"` // "sentinel-failover" or "kill"

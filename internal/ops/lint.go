@@ -11,7 +11,7 @@ import (
 const (
 	// MinSafeDownAfterMs is the down-after-milliseconds below which check
 	// warns: shorter detection windows turn network jitter into failovers
-	// (seed 004 §8.6).
+	// (Redis docs, Sentinel, 'Configuring Sentinel': down-after-milliseconds).
 	MinSafeDownAfterMs = 5000
 	// MinSafeFailoverTimeoutMs is the failover-timeout below which check
 	// warns: the election timeout is min(10 s, failover-timeout) and the
@@ -103,7 +103,7 @@ func lintMaster(m *MasterStatus, p *Probes, add addFunc) {
 	case p.MinReplicasToWrite == 0:
 		add(Warning, "min-replicas-off", n, "min-replicas-to-write is 0 on the master: a partitioned old master keeps accepting writes that are lost when it is demoted",
 			"CONFIG GET min-replicas-to-write = 0 on "+m.Addr,
-			"set min-replicas-to-write 1 and min-replicas-max-lag 10 on master and replicas (bounds data loss in a split brain, seed 004 §3.9/§8.5)")
+			"set min-replicas-to-write 1 and min-replicas-max-lag 10 on master and replicas (bounds data loss in a split brain; Redis docs, Sentinel, 'Example 2: basic setup with three boxes')")
 	}
 	addrs := make([]string, 0, len(p.Unreachable))
 	for a := range p.Unreachable {
@@ -116,7 +116,7 @@ func lintMaster(m *MasterStatus, p *Probes, add addFunc) {
 			sev, what = Error, "master address"
 		}
 		add(sev, "address-unreachable", n, what+" "+a+" does not answer from here", p.Unreachable[a],
-			"if it runs behind NAT/containers, set replica-announce-ip/port or sentinel announce-ip/port to a routable address (seed 004 §8.7); otherwise restore it")
+			"if it runs behind NAT/containers, set replica-announce-ip/port or sentinel announce-ip/port to a routable address (Redis docs, Sentinel, 'Sentinel, Docker, NAT, and possible issues'); otherwise restore it")
 	}
 }
 
@@ -126,7 +126,7 @@ func lintSentinels(m *MasterStatus, add addFunc) {
 	case k < 3:
 		add(Error, "sentinel-count", n, fmt.Sprintf("only %d sentinel(s) monitor %s", k, n),
 			fmt.Sprintf("num-other-sentinels+1 = %d", k),
-			"run at least three sentinels in independent failure domains: with two, losing one (often with the master's host) leaves no majority to authorise a failover (seed 004 §8.1)")
+			"run at least three sentinels in independent failure domains: with two, losing one (often with the master's host) leaves no majority to authorise a failover (Redis docs, Sentinel, 'Fundamental things to know about Sentinel before deploying')")
 	case k%2 == 0:
 		add(Warning, "sentinel-count-even", n, fmt.Sprintf("an even number of sentinels (%d)", k),
 			fmt.Sprintf("majority is %d of %d: the extra sentinel adds no failure tolerance", m.Majority, k),
@@ -162,7 +162,7 @@ func lintSentinels(m *MasterStatus, add addFunc) {
 		if len(hosts[h]) > 1 {
 			add(Warning, "sentinels-same-host", n, fmt.Sprintf("%d sentinels share host %s", len(hosts[h]), h),
 				strings.Join(hosts[h], ", "),
-				"place sentinels on separate hosts/zones: one host failure must not take out a majority (seed 004 §8.2)")
+				"place sentinels on separate hosts/zones: one host failure must not take out a majority (Redis docs, Sentinel, 'Fundamental things to know about Sentinel before deploying')")
 		}
 	}
 	if mh, _, err := net.SplitHostPort(m.Addr); err == nil && len(hosts[mh]) > 0 && len(hosts) > 1 {
@@ -188,7 +188,7 @@ func lintQuorum(m *MasterStatus, add addFunc) {
 	}
 	if !m.CKQuorumOK {
 		add(Error, "ckquorum", n, "SENTINEL CKQUORUM fails: a failover could not be authorised now", m.CKQuorum,
-			"bring sentinels back or fix their connectivity until CKQUORUM answers OK (seed 004 §8.4)")
+			"bring sentinels back or fix their connectivity until CKQUORUM answers OK (Redis docs, Sentinel, 'Sentinel commands': SENTINEL CKQUORUM)")
 	}
 }
 
@@ -210,7 +210,7 @@ func lintReplicas(m *MasterStatus, p *Probes, add addFunc) {
 			ev = strings.Join(reasons, "; ")
 		}
 		add(Error, "no-eligible-replica", n, "no replica can be promoted: a master failure would not be repaired", ev,
-			"add a replica with replica-priority > 0 that is linked and up to date (seed 004 §8.4)")
+			"add a replica with replica-priority > 0 that is linked and up to date (Redis docs, Sentinel, 'Replica selection and priority')")
 	}
 	for _, r := range m.Replicas {
 		if p.ReplicaReadOnly[r.Addr] == "no" {

@@ -22,8 +22,9 @@ var ErrNoSentinels = errors.New("no sentinel address given")
 
 // ConnOptions says how to reach the sentinels and the data nodes.
 //
-// Sentinels and data nodes have separate credentials (as in seed 004's
-// go-redis example): Username/Password authenticate to sentinels,
+// Sentinels and data nodes have separate credentials (as go-redis's
+// FailoverOptions has SentinelUsername/SentinelPassword beside
+// Username/Password): Username/Password authenticate to sentinels,
 // NodeUsername/NodePassword to masters and replicas. TLS settings apply to
 // both.
 type ConnOptions struct {

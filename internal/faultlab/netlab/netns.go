@@ -78,6 +78,13 @@ func (h *Host) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	return c, nil
 }
 
+// InNetns runs fn on a fresh OS thread that has joined the host's network
+// namespace and waits for it: every socket fn creates on its own goroutine
+// (net.Dialer.Dial, net.Listen) is in the host's namespace, so one call can
+// open many connections without a thread per dial (DialContext's cost).
+// Goroutines that fn starts run on other threads, outside the namespace.
+func (h *Host) InNetns(fn func() error) error { return inNetns(h.ns, fn) }
+
 // Listen listens inside the host's network namespace ("tcp", ":0" listens
 // on every address of the host).
 func (h *Host) Listen(network, addr string) (net.Listener, error) {
