@@ -52,6 +52,7 @@ type client struct {
 	// written yet, in request order (pipeline.go).
 	futures   []replyFuture
 	closeNext bool // close after the replies of this command are flushed
+	served    int  // commands executed (park.go: parkAfter)
 	tracking  bool // CLIENT TRACKING on (accepted, nothing to track)
 	// Read deadlines and parking (rawread.go, park_linux.go).
 	parkable     bool        // on the raw read path: parks after parkDelay idle

@@ -99,6 +99,7 @@ func trunc(s string, n int) string {
 // exec runs one command with the checks of processCommand, in order:
 // lookup, arity, authentication, ACL, pub/sub context.
 func (c *client) exec(args [][]byte) {
+	c.served++
 	if c.reply == replySkipNext {
 		c.reply = replySkipThis
 	}

@@ -20,9 +20,22 @@ var (
 	parkCrowd        = int64(64)
 )
 
-// parkAfter returns the park delay for the next wait.
-func (s *Server) parkAfter() time.Duration {
-	if s.readers.Load() > parkCrowd {
+// freshCommands is how many commands a connection may have served and
+// still count as new for parkDelayCrowded.
+const freshCommands = 2
+
+// parkAfter returns the park delay for c's next wait. The crowded delay
+// applies only to connections that have served at most freshCommands
+// commands: the crowd that arrives, asks once and stays idle parks soon,
+// while an established client that asks every few milliseconds
+// (hostilelat's victim) keeps parkDelay. A trace of the `idle` load
+// (docs/security.md, "Where the victim waits") showed the victim's
+// connection parking while 4000 connections arrived (one of its rounds
+// stretched past half the crowded delay), and its next request then
+// waiting 75–280 ms for the parker, which was resuming thousands of
+// crowd connections made readable by their PINGs.
+func (s *Server) parkAfter(c *client) time.Duration {
+	if c.served <= freshCommands && s.readers.Load() > parkCrowd {
 		return parkDelayCrowded
 	}
 	return parkDelay

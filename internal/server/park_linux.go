@@ -132,6 +132,22 @@ func (s *Server) park(c *client) bool {
 	return true
 }
 
+// inputPending reports whether c's socket has input to read now. The
+// park deadline can fire while a request already sits in the socket, the
+// poller not having reported it yet (both Ps busy: a trace of the `idle`
+// load showed the victim's connection park 50 ms after its PONG with its
+// next request pending, and then wait 128 ms for the parker, which was
+// resuming a crowd): such a connection keeps its goroutine.
+func (c *client) inputPending() bool {
+	pending := false
+	_ = c.rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		pending = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+	})
+	return pending
+}
+
 // unpark resumes c if it is parked (kill, idle timeout).
 func (s *Server) unpark(c *client) {
 	p := &s.parker
@@ -147,12 +163,18 @@ func (s *Server) unpark(c *client) {
 // is held. The parker goroutine holds a count of s.wg while any client is
 // parked, so the Add cannot race Server.Close's Wait.
 func (p *parker) resumeLocked(s *Server, c *client) {
+	p.stopTimerLocked(c)
+	s.wg.Add(1)
+	go c.resume()
+}
+
+// stopTimerLocked stops the idle-timeout timer of c, which is no longer
+// parked; p.mu is held.
+func (p *parker) stopTimerLocked(c *client) {
 	if c.parkTimer != nil {
 		c.parkTimer.Stop()
 		c.parkTimer = nil
 	}
-	s.wg.Add(1)
-	go c.resume()
 }
 
 // run is the parker goroutine: it resumes the clients whose sockets
@@ -175,15 +197,34 @@ func (p *parker) run(s *Server) {
 				if n == 0 {
 					return false // wait for the poller
 				}
+				var ready [len(events)]*client
+				k := 0
 				p.mu.Lock()
 				for _, ev := range events[:n] {
 					id := int64(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32)
 					if c := p.parked[id]; c != nil {
 						delete(p.parked, id)
-						p.resumeLocked(s, c)
+						p.stopTimerLocked(c)
+						ready[k] = c
+						k++
 					}
 				}
 				p.mu.Unlock()
+				// Like the accept loop, start at most maxStarting of
+				// them ahead of their goroutines (accept.go): a burst
+				// of parked clients becoming readable at once does not
+				// queue hundreds of runnable goroutines ahead of an
+				// established client's request. This goroutine holds a
+				// count of s.wg (above), so the Adds cannot race Close.
+				for _, c := range ready[:k] {
+					s.wg.Add(1)
+					select {
+					case s.starting <- struct{}{}:
+						go c.startResume()
+					case <-s.ctx.Done():
+						go c.resume()
+					}
+				}
 			}
 		})
 	}

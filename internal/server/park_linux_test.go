@@ -255,3 +255,109 @@ func TestParkUnavailable(t *testing.T) {
 		t.Fatalf("%d clients, want 1", n)
 	}
 }
+
+// TestResumeTakesStartToken: the parker resumes a client that became
+// readable only when a start token is free, like the accept loop
+// (accept.go): a burst of parked clients made readable at once cannot
+// queue more than maxStarting goroutines ahead of an established client.
+// Without the token the parked client was answered at once while every
+// token was held.
+func TestResumeTakesStartToken(t *testing.T) {
+	setParkDelay(t, time.Millisecond)
+	s, addr, _ := startServer(t, Config{})
+	a := dial(t, addr)
+	a.cmd("PING")
+	a.expect("+PONG\r\n")
+	if !pollFor(func() bool { return s.parkedCount() == 1 }) {
+		t.Fatalf("%d parked clients, want 1", s.parkedCount())
+	}
+	// Hold every token, as goroutines not yet started would.
+	for range maxStarting {
+		s.starting <- struct{}{}
+	}
+	a.cmd("PING")
+	if !pollFor(func() bool { return s.parkedCount() == 0 }) {
+		t.Fatal("the parker did not take the readable client")
+	}
+	_ = a.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	buf := make([]byte, 16)
+	if n, err := a.conn.Read(buf); err == nil {
+		t.Fatalf("resumed while every start token was held: read %q", buf[:n])
+	}
+	<-s.starting // one token free: the client's goroutine starts
+	a.expect("+PONG\r\n")
+	for range maxStarting - 1 {
+		<-s.starting
+	}
+}
+
+// TestCrowdedDelayOnlyForNewClients: while the server is crowded, a
+// connection that has served more than freshCommands commands keeps the
+// ordinary park delay; a new one parks after the crowded delay. Before,
+// every connection took the crowded delay, and an established client
+// (hostilelat's victim) parked during a burst of new connections.
+func TestCrowdedDelayOnlyForNewClients(t *testing.T) {
+	old, oldCrowded, oldCrowd := parkDelay, parkDelayCrowded, parkCrowd
+	parkDelay, parkDelayCrowded, parkCrowd = time.Hour, time.Millisecond, -1 // always crowded
+	t.Cleanup(func() { parkDelay, parkDelayCrowded, parkCrowd = old, oldCrowded, oldCrowd })
+	s, addr, _ := startServer(t, Config{})
+	est := dial(t, addr)
+	est.cmd("CLIENT", "ID")
+	estID := est.value().Int
+	for range freshCommands {
+		est.cmd("PING")
+		if v := est.value(); v.Str != "PONG" {
+			t.Fatalf("PING answered %v", v)
+		}
+	}
+	fresh := dial(t, addr)
+	fresh.cmd("CLIENT", "ID")
+	freshID := fresh.value().Int
+	isParked := func(id int64) bool {
+		s.parker.mu.Lock()
+		defer s.parker.mu.Unlock()
+		return s.parker.parked[id] != nil
+	}
+	if !pollFor(func() bool { return isParked(freshID) }) {
+		t.Fatal("the new connection did not park after the crowded delay")
+	}
+	if isParked(estID) {
+		t.Fatalf("the established connection (%d commands) parked after the crowded delay", freshCommands+1)
+	}
+}
+
+// TestInputPendingBeforePark: inputPending, which a connection checks
+// when its park deadline fires (a request may already be in its socket,
+// not reported by the poller yet), sees bytes waiting in the socket
+// without reading them. The client is parked and every start token held,
+// so no goroutine reads its socket meanwhile.
+func TestInputPendingBeforePark(t *testing.T) {
+	setParkDelay(t, time.Millisecond)
+	s, addr, _ := startServer(t, Config{})
+	a := dial(t, addr)
+	a.cmd("CLIENT", "ID")
+	id := a.value().Int
+	s.mu.Lock()
+	c := s.clients[id]
+	s.mu.Unlock()
+	if c == nil || c.rc == nil {
+		t.Fatal("client not found or not on the raw read path")
+	}
+	if !pollFor(func() bool { return s.parkedCount() == 1 }) {
+		t.Fatalf("%d parked clients, want 1", s.parkedCount())
+	}
+	if c.inputPending() {
+		t.Fatal("input pending on an idle connection")
+	}
+	for range maxStarting {
+		s.starting <- struct{}{}
+	}
+	a.send("PING\r\n")
+	if !pollFor(c.inputPending) {
+		t.Fatal("inputPending missed a request waiting in the socket")
+	}
+	for range maxStarting {
+		<-s.starting
+	}
+	a.expect("+PONG\r\n")
+}

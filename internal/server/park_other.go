@@ -16,3 +16,6 @@ func (s *Server) park(*client) bool { return false }
 
 // unpark has nothing to resume.
 func (s *Server) unpark(*client) {}
+
+// inputPending: never asked where connections cannot park.
+func (c *client) inputPending() bool { return false }

@@ -107,6 +107,10 @@ func (c *client) serveRaw(rc syscall.RawConn) int {
 		// of a connection that had nothing to read for a while (park.go).
 		if c.parkable && errors.Is(err, os.ErrDeadlineExceeded) &&
 			(c.idleDeadline.IsZero() || time.Now().Before(c.idleDeadline)) {
+			if c.inputPending() { // park_linux.go: a request came meanwhile
+				c.armReadDeadline(true)
+				return rawAgain
+			}
 			c.idle()
 			if c.s.park(c) {
 				return rawParked
@@ -198,7 +202,7 @@ func (c *client) armReadDeadline(park bool) {
 	c.idleDeadline = idle
 	d, isPark := idle, false
 	if park {
-		delay := c.s.parkAfter()
+		delay := c.s.parkAfter(c)
 		if left := c.deadline.Sub(now); idle.IsZero() && c.parkDeadline && left > delay/2 && left <= delay {
 			return
 		}

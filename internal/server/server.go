@@ -49,8 +49,11 @@ type Server struct {
 
 	nextID  atomic.Int64
 	readers atomic.Int64 // client goroutines reading (not parked)
-	wg      sync.WaitGroup
-	stats   stats
+	// starting holds a token for each accepted connection whose goroutine
+	// has not started running yet (accept.go).
+	starting chan struct{}
+	wg       sync.WaitGroup
+	stats    stats
 }
 
 // stats are the counters shown in INFO stats.
@@ -73,7 +76,8 @@ func New(cfg Config, backend Backend) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now()}
+	s := &Server{cfg: cfg, backend: backend, tab: tab, clients: map[int64]*client{}, start: time.Now(),
+		starting: make(chan struct{}, maxStarting)}
 	s.addrs, _ = backend.(AddrCache)
 	if s.cmds, err = renameCommands(tab, cfg.RenameCommands); err != nil {
 		return nil, err
@@ -239,54 +243,6 @@ func (s *Server) Close() error {
 	s.cancel()
 	s.wg.Wait()
 	return nil
-}
-
-func (s *Server) acceptLoop(l net.Listener) {
-	defer s.wg.Done()
-	var delay time.Duration
-	for {
-		conn, err := l.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) || s.ctx.Err() != nil {
-				return
-			}
-			// Out of file descriptors and the like: back off like net/http.
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			s.cfg.Logf("server: accept: %v; retrying in %v", err, delay)
-			select {
-			case <-time.After(delay):
-			case <-s.ctx.Done():
-				return
-			}
-			continue
-		}
-		delay = 0
-		s.accept(conn)
-	}
-}
-
-// accept registers a connection or refuses it when maxclients is reached.
-func (s *Server) accept(conn net.Conn) {
-	s.stats.connections.Add(1)
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		_ = conn.Close()
-		return
-	}
-	if len(s.clients) >= s.cfg.MaxClients {
-		s.mu.Unlock()
-		s.stats.rejected.Add(1)
-		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
-		_, _ = conn.Write([]byte("-ERR max number of clients reached\r\n"))
-		_ = conn.Close()
-		return
-	}
-	c := newClient(s, conn)
-	s.clients[c.id] = c
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go c.readLoop()
 }
 
 // removeClient forgets a disconnected client.

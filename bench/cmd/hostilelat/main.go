@@ -13,6 +13,8 @@
 //
 //	go run ./bench/cmd/hostilelat -runs 3
 //	go run ./bench/cmd/hostilelat -runs 1 -loads glob,idle
+//	go run ./bench/cmd/hostilelat -runs 1 -loads large -samples /tmp/s
+//	go run ./bench/cmd/hostilelat -runs 2 -loads events,large -spinners 6
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,8 +34,10 @@ import (
 
 func main() {
 	hostile.ProbeMain()
+	hostile.SpinMain()
 	o := hostile.DefaultOptions()
-	var loads string
+	var loads, samples string
+	var spinners int
 	runner.Main("hostilelat", 3, func(fs *flag.FlagSet) {
 		names := make([]string, len(hostile.Loads))
 		for i, l := range hostile.Loads {
@@ -43,24 +48,36 @@ func main() {
 		fs.DurationVar(&o.Baseline, "baseline", o.Baseline, "victim timing before each load")
 		fs.DurationVar(&o.Load, "load-time", o.Load, "load duration before the master is stopped")
 		fs.BoolVar(&o.NoLogfile, "no-logfile", false, "start the sentinels without a logfile (they log to /dev/null)")
+		fs.IntVar(&spinners, "spinners", 0, "processes that each keep a core busy (at this command's nice level) during every run: a shared machine's load average, reproduced")
+		fs.StringVar(&samples, "samples", "", "directory to write every victim round of each run to (<load>-<impl>-<run>.txt), to line up slow rounds with a profile")
 		out := fs.Lookup("out")
 		out.DefValue = "bench/results/hostilelat.json"
 		_ = out.Value.Set(out.DefValue)
 	}, func(_ context.Context, cfg runner.Config, real, ours harness.Impl, out io.Writer, emit func(harness.Section)) {
 		o.DownAfterMs = cfg.DownAfter[0]
+		if spinners > 0 {
+			stop, err := hostile.StartSpinners(spinners)
+			if err != nil {
+				fmt.Fprintln(out, err)
+				return
+			}
+			defer stop()
+			fmt.Fprintf(out, "%d spinners keep the cores busy\n", spinners)
+		}
 		for _, name := range strings.Split(loads, ",") {
 			l, ok := hostile.LoadByName(strings.TrimSpace(name))
 			if !ok {
 				fmt.Fprintf(out, "unknown load %q\n", name)
 				continue
 			}
-			emit(measure(cfg, o, l, real, ours, out))
+			emit(measure(cfg, o, l, real, ours, out, samples))
 		}
 	})
 }
 
 // measure runs load l cfg.Runs times per implementation, alternated.
-func measure(cfg runner.Config, o hostile.Options, l hostile.Load, real, ours harness.Impl, out io.Writer) harness.Section {
+// With samplesDir set, each run's victim rounds go to a file there.
+func measure(cfg runner.Config, o hostile.Options, l hostile.Load, real, ours harness.Impl, out io.Writer, samplesDir string) harness.Section {
 	c := runner.NewCollector(real, ours, out)
 	def := func(key, label, unit string, headline bool) {
 		c.Define(runner.FigureDef{Key: key, Label: label, Unit: unit, LowerBetter: true, Headline: headline})
@@ -88,6 +105,10 @@ func measure(cfg runner.Config, o hostile.Options, l hostile.Load, real, ours ha
 	}
 	c.Alternate(cfg.Runs, func(run int, impl harness.Impl) {
 		env := harness.NewEnv(nil)
+		o := o
+		if samplesDir != "" {
+			o.SamplesFile = filepath.Join(samplesDir, fmt.Sprintf("%s-%s-%d.txt", l.Name, impl.Name, run+1))
+		}
 		err := env.Run(func() error {
 			r, err := hostile.Run(env, impl, l, o)
 			if err != nil {

@@ -35,6 +35,10 @@ type Options struct {
 	// Subprocess runs the victim in a process of its own (the bench
 	// command, which calls ProbeMain); tests run it in-process.
 	Subprocess bool
+	// SamplesFile, if set, receives every victim round of the run, one
+	// line each (see writeSamples): to line up single slow rounds with a
+	// profile or trace of the sentinel taken at the same time.
+	SamplesFile string
 }
 
 // DefaultOptions are the bench command's defaults.
@@ -180,6 +184,11 @@ func Run(env *harness.Env, impl harness.Impl, l Load, o Options) (Result, error)
 			if !sm.ok {
 				res.Failed++
 			}
+		}
+	}
+	if o.SamplesFile != "" {
+		if err := writeSamples(o.SamplesFile, s.PID(), baseStart, loadStart, stopped, loadEnd, samples); err != nil {
+			return res, err
 		}
 	}
 	if len(res.Base) == 0 || len(res.During) == 0 {
