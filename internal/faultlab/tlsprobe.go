@@ -82,18 +82,27 @@ func isRESP(b []byte) bool {
 	return len(b) > 0 && strings.IndexByte("+-:$*_#,(!=%~>|", b[0]) >= 0 && strings.Contains(string(b), "\r\n")
 }
 
+// probeDial dials addr for a probe, the connection's deadline that of ctx.
+func probeDial(ctx context.Context, dial workload.Dialer, addr string) (net.Conn, error) {
+	c, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	dl, _ := ctx.Deadline()
+	_ = c.SetDeadline(dl)
+	return c, nil
+}
+
 // plainProbe sends cmds in plaintext to addr (a TLS port) and reports
 // what came back within probeTimeout.
 func plainProbe(ctx context.Context, dial workload.Dialer, addr string, cmds ...[]string) (probeOutcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	c, err := dial(ctx, "tcp", addr)
+	c, err := probeDial(ctx, dial, addr)
 	if err != nil {
-		return probeOutcome{}, fmt.Errorf("dial %s: %w", addr, err)
+		return probeOutcome{}, err
 	}
 	defer c.Close()
-	dl, _ := ctx.Deadline()
-	_ = c.SetDeadline(dl)
 	var o probeOutcome
 	if _, err := c.Write(encodeCommands(cmds...)); err != nil {
 		o.Err = err
@@ -123,13 +132,11 @@ func plainProbe(ctx context.Context, dial workload.Dialer, addr string, cmds ...
 func tlsProbe(ctx context.Context, dial workload.Dialer, addr string, cfg *tls.Config, cmds ...[]string) (probeOutcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	c, err := dial(ctx, "tcp", addr)
+	c, err := probeDial(ctx, dial, addr)
 	if err != nil {
-		return probeOutcome{}, fmt.Errorf("dial %s: %w", addr, err)
+		return probeOutcome{}, err
 	}
 	defer c.Close()
-	dl, _ := ctx.Deadline()
-	_ = c.SetDeadline(dl)
 	tc := tls.Client(c, cfg)
 	var o probeOutcome
 	if err := tc.HandshakeContext(ctx); err != nil {
