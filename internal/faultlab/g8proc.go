@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -56,52 +55,9 @@ func parseStatusKB(status, key string) (int64, error) {
 	return 0, fmt.Errorf("no %s in status", key)
 }
 
-// procCPU samples one process's CPU time (utime+stime) every 250 ms.
-type procCPU struct {
-	stopOnce sync.Once
-	stopc    chan struct{}
-	done     chan struct{}
-	mu       sync.Mutex
-	at       []time.Time
-	ticks    []int64
-}
-
-func startProcCPU(pid int) *procCPU {
-	c := &procCPU{stopc: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if v, err := procCPUTicks(pid); err == nil {
-				c.mu.Lock()
-				c.at = append(c.at, time.Now())
-				c.ticks = append(c.ticks, v)
-				c.mu.Unlock()
-			}
-			select {
-			case <-c.stopc:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return c
-}
-
-func (c *procCPU) stop() {
-	c.stopOnce.Do(func() { close(c.stopc) })
-	<-c.done
-}
-
-// figures: the peak CPU over any window of ≥ 1 s between from and to (%
-// of one core) and the CPU seconds used between them.
-func (c *procCPU) figures(from, to time.Time) (peak, total float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return cpuFigures(c.at, c.ticks, from, to)
-}
-
+// cpuFigures: the peak CPU over any window of ≥ 1 s between from and to
+// (% of one core) and the CPU seconds used between them, from cumulative
+// clock ticks sampled at the times at.
 func cpuFigures(at []time.Time, ticks []int64, from, to time.Time) (peak, total float64) {
 	lo, hi := -1, -1
 	for i, t := range at {

@@ -434,20 +434,32 @@ func massWait(ctx context.Context, timeout time.Duration, cond func() error) err
 	}
 }
 
-// cpuSampler reads utime+stime of every sentinel from /proc/PID/stat.
+// cpuSampler reads utime+stime of some processes from /proc/PID/stat
+// every 250 ms (B9: every sentinel; G8: the flooded one).
 type cpuSampler struct {
 	stopc chan struct{}
 	done  chan struct{}
 	mu    sync.Mutex
 	at    []time.Time
-	ticks map[string][]int64 // sentinel → cumulative clock ticks, one per at
+	ticks map[string][]int64 // name → cumulative clock ticks, one per at (0: not read)
 }
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's utime and stime
 // (100 on every Linux architecture Go supports here).
 const clockTicks = 100
 
+// startCPUSampler samples every sentinel of t.
 func startCPUSampler(t *Topology) *cpuSampler {
+	return sampleCPU(t.SentinelHosts, func(h string) (int, bool) {
+		if p := t.Proc("sentinel-" + h); p != nil {
+			return p.PID, true
+		}
+		return 0, false
+	})
+}
+
+// sampleCPU samples the processes pidOf names until stop.
+func sampleCPU(names []string, pidOf func(name string) (int, bool)) *cpuSampler {
 	c := &cpuSampler{stopc: make(chan struct{}), done: make(chan struct{}), ticks: map[string][]int64{}}
 	go func() {
 		defer close(c.done)
@@ -456,17 +468,17 @@ func startCPUSampler(t *Topology) *cpuSampler {
 		for {
 			now := time.Now()
 			row := map[string]int64{}
-			for _, h := range t.SentinelHosts {
-				if p := t.Proc("sentinel-" + h); p != nil {
-					if v, err := procCPUTicks(p.PID); err == nil {
-						row[h] = v
+			for _, n := range names {
+				if pid, ok := pidOf(n); ok {
+					if v, err := procCPUTicks(pid); err == nil {
+						row[n] = v
 					}
 				}
 			}
 			c.mu.Lock()
 			c.at = append(c.at, now)
-			for _, h := range t.SentinelHosts {
-				c.ticks[h] = append(c.ticks[h], row[h])
+			for _, n := range names {
+				c.ticks[n] = append(c.ticks[n], row[n])
 			}
 			c.mu.Unlock()
 			select {
@@ -522,6 +534,22 @@ func (c *cpuSampler) figures(from, end time.Time) (peak, total float64) {
 		}
 	}
 	return float64(int(peak*10)) / 10, float64(int(total*100)) / 100
+}
+
+// figuresOf: the peak CPU of process name over any window of ≥ 1 s
+// between from and to (% of one core) and the CPU seconds it used between
+// them (cpuFigures, over the samples that could be read).
+func (c *cpuSampler) figuresOf(name string, from, to time.Time) (peak, total float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var at []time.Time
+	var ticks []int64
+	for i, v := range c.ticks[name] {
+		if v > 0 {
+			at, ticks = append(at, c.at[i]), append(ticks, v)
+		}
+	}
+	return cpuFigures(at, ticks, from, to)
 }
 
 // procCPUTicks is utime+stime of pid in clock ticks.

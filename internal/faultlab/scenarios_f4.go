@@ -1,12 +1,10 @@
 package faultlab
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -52,20 +50,11 @@ type procSample struct {
 // readProc reads VmRSS (KiB) and the number of open descriptors of pid.
 func readProc(pid int) (procSample, error) {
 	s := procSample{at: time.Now()}
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := procStatusKB(pid, "VmRSS")
 	if err != nil {
-		return s, fmt.Errorf("read status of pid %d: %w", pid, err)
+		return s, fmt.Errorf("read VmRSS of pid %d: %w", pid, err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			fs := strings.Fields(v)
-			if len(fs) > 0 {
-				s.rssKiB, _ = strconv.ParseFloat(fs[0], 64)
-			}
-		}
-	}
+	s.rssKiB = float64(kb)
 	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return s, fmt.Errorf("list fds of pid %d: %w", pid, err)

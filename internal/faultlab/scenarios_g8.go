@@ -139,7 +139,7 @@ func g8Schedule(ctx context.Context, e *Env) error {
 		return err
 	}
 	rssBefore, _ := procStatusKB(proc.PID, "VmRSS")
-	cpu := startProcCPU(proc.PID)
+	cpu := sampleCPU([]string{"flooded"}, func(string) (int, bool) { return proc.PID, true })
 	defer cpu.stop()
 
 	// The flood: slowloris first, then the idle connections, then fill up
@@ -232,14 +232,14 @@ func g8Schedule(ctx context.Context, e *Env) error {
 		e.Set("rss_before_mb", mb(rssBefore))
 	}
 	cpu.stop()
-	peak, total := cpu.figures(rampStart, release)
+	peak, total := cpu.figuresOf("flooded", rampStart, release)
 	e.Set("peak_cpu_pct", peak)
 	e.Set("cpu_s", total)
 	// Where it went: opening the flood, and the held flood before the kill
 	// (idle connections, the slowloris bytes, the usual pings and hellos).
-	_, ramp := cpu.figures(rampStart, rampEnd)
+	_, ramp := cpu.figuresOf("flooded", rampStart, rampEnd)
 	e.Set("cpu_ramp_s", ramp)
-	if _, held := cpu.figures(rampEnd, holdEnd); holdEnd.Sub(rampEnd) > 0 {
+	if _, held := cpu.figuresOf("flooded", rampEnd, holdEnd); holdEnd.Sub(rampEnd) > 0 {
 		e.Set("cpu_held_pct", float64(int(held/holdEnd.Sub(rampEnd).Seconds()*1000))/10)
 	}
 	stopSlow()
